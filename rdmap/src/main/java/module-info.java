@@ -1,0 +1,12 @@
+/**
+ * Wire formats and (from the engine issue on) the DDP/RDMAP engine and the transport-neutral lower-layer SPI.
+ * Nothing here opens a socket.
+ */
+module org.rddp.rdmap {
+    exports org.rddp.error;
+    exports org.rddp.wire;
+    exports org.rddp.ddp;
+    exports org.rddp.rdmap;
+    exports org.rddp.mpa;
+    exports org.rddp.sctp;
+}

@@ -1,0 +1,43 @@
+package org.rddp.mpa;
+
+/** Sizes and formulas of the MPA FPDU (RFC 5044 §4.1, §4.2, §4.5). */
+public final class MpaFpdu {
+    /** Octets of the ULPDU_Length field. */
+    public static final int ULPDU_LENGTH_LENGTH = 2;
+    /** Octets of the CRC field, present in every FPDU whether CRCs are in use or not. */
+    public static final int CRC_LENGTH = 4;
+    /** Octets of a Marker. */
+    public static final int MARKER_LENGTH = 4;
+    /** Octets of TCP sequence space between Markers. */
+    public static final int MARKER_INTERVAL = 512;
+    /** Smallest MULPDU MPA ever offers (§4.5). */
+    public static final int MIN_MULPDU = 128;
+    /** Largest ULPDU_Length the 16-bit field can express. */
+    public static final int MAX_ULPDU_LENGTH = 0xFFFF;
+
+    private MpaFpdu() {
+    }
+
+    /** PAD octets after a ULPDU of {@code ulpduLength}: makes 2 + ULPDU + PAD a multiple of 4. */
+    public static int padLength(int ulpduLength) {
+        return -(ULPDU_LENGTH_LENGTH + ulpduLength) & 3;
+    }
+
+    /** Octets of an FPDU without Markers: length field, ULPDU, PAD and CRC. */
+    public static int fpduLength(int ulpduLength) {
+        return ULPDU_LENGTH_LENGTH + ulpduLength + padLength(ulpduLength) + CRC_LENGTH;
+    }
+
+    /**
+     * MULPDU for an EMSS (§4.5): {@code EMSS - (6 + 4 * ceil(EMSS / 512) + EMSS mod 4)} with Markers,
+     * {@code EMSS - (6 + EMSS mod 4)} without, and never below {@value #MIN_MULPDU}.
+     */
+    public static int mulpdu(int emss, boolean markers) {
+        if (emss <= 0) {
+            throw new IllegalArgumentException("EMSS must be positive, got " + emss);
+        }
+        int overhead = ULPDU_LENGTH_LENGTH + CRC_LENGTH + emss % 4
+                + (markers ? MARKER_LENGTH * ((emss + MARKER_INTERVAL - 1) / MARKER_INTERVAL) : 0);
+        return Math.min(Math.max(emss - overhead, MIN_MULPDU), MAX_ULPDU_LENGTH);
+    }
+}
