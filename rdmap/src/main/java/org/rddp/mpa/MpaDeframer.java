@@ -11,7 +11,9 @@ import org.rddp.wire.DecodeStatus;
  * ULPDU to the handler. Resumes across reads of any size, down to one octet. The first error is sticky: it is
  * returned, nothing more is delivered, and later input is discarded (RFC 5044 §8). Not thread-safe.
  *
- * <p>A ULPDU is handed over only after its CRC was checked, so bad data never reaches placement.
+ * <p>A ULPDU is handed over only after its CRC was checked, so bad data never reaches placement. A ULPDU_Length
+ * above the 64768 a sender may use (RFC 5044 §3) is still parsed, up to the field's 65535; with Markers on, the
+ * Marker check catches such an FPDU, since no 16-bit FPDUPTR can reach back to its header.
  */
 public final class MpaDeframer {
     /** Receives each ULPDU; the octets are valid only during the call. */
@@ -30,7 +32,7 @@ public final class MpaDeframer {
     private final UlpduHandler handler;
     /** ULPDU_Length, ULPDU and PAD of the current FPDU, Markers stripped. */
     private final ByteBuffer fpdu = ByteBuffer.allocateDirect(
-            MpaFpdu.ULPDU_LENGTH_LENGTH + MpaFpdu.MAX_ULPDU_LENGTH + 3);
+            MpaFpdu.ULPDU_LENGTH_LENGTH + MpaFpdu.MAX_ULPDU_LENGTH_FIELD + 3);
     private final MemorySegment fpduSegment = MemorySegment.ofBuffer(fpdu);
     private final byte[] marker = new byte[MpaFpdu.MARKER_LENGTH];
     private final CRC32C crc = new CRC32C();
@@ -119,7 +121,8 @@ public final class MpaDeframer {
             status = DecodeStatus.MPA_MARKER;
             return;
         }
-        if (phase != READING_CRC) {
+        if (phase != READING_CRC || crcFill == 0) {
+            // every Marker from the FPDU's start up to its CRC field is covered, one right after the PAD too (§4.4)
             crc.update(marker, 0, MpaFpdu.MARKER_LENGTH);
         }
     }

@@ -12,8 +12,13 @@ public final class MpaFpdu {
     public static final int MARKER_INTERVAL = 512;
     /** Smallest MULPDU MPA ever offers (§4.5). */
     public static final int MIN_MULPDU = 128;
-    /** Largest ULPDU_Length the 16-bit field can express. */
-    public static final int MAX_ULPDU_LENGTH = 0xFFFF;
+    /**
+     * Largest ULPDU a sender may post (§3): the FPDU with its worst-case Markers must fit an IP datagram, and
+     * every FPDUPTR must fit its 16 bits.
+     */
+    public static final int MAX_ULPDU = 64768;
+    /** Largest value of the 16-bit ULPDU_Length field, what a receiver must be able to parse. */
+    public static final int MAX_ULPDU_LENGTH_FIELD = 0xFFFF;
 
     private MpaFpdu() {
     }
@@ -30,7 +35,7 @@ public final class MpaFpdu {
 
     /**
      * MULPDU for an EMSS (§4.5): {@code EMSS - (6 + 4 * ceil(EMSS / 512) + EMSS mod 4)} with Markers,
-     * {@code EMSS - (6 + EMSS mod 4)} without, and never below {@value #MIN_MULPDU}.
+     * {@code EMSS - (6 + EMSS mod 4)} without, never below {@value #MIN_MULPDU} nor above {@value #MAX_ULPDU}.
      */
     public static int mulpdu(int emss, boolean markers) {
         if (emss <= 0) {
@@ -38,6 +43,6 @@ public final class MpaFpdu {
         }
         int overhead = ULPDU_LENGTH_LENGTH + CRC_LENGTH + emss % 4
                 + (markers ? MARKER_LENGTH * ((emss + MARKER_INTERVAL - 1) / MARKER_INTERVAL) : 0);
-        return Math.min(Math.max(emss - overhead, MIN_MULPDU), MAX_ULPDU_LENGTH);
+        return Math.min(Math.max(emss - overhead, MIN_MULPDU), MAX_ULPDU);
     }
 }

@@ -50,13 +50,14 @@ public final class MpaFramer {
      * Frames the remaining octets of {@code ulpdu} into {@code destination} and advances both buffers.
      *
      * @return octets written, {@link #wireLength(int)} of the ULPDU
-     * @throws IllegalArgumentException if the ULPDU exceeds 65535 octets or {@code destination} has less room
+     * @throws IllegalArgumentException if the ULPDU exceeds 64768 octets or {@code destination} has less room
      *                                  than {@link #wireLength(int)}; nothing is written then
      */
     public int frame(ByteBuffer ulpdu, ByteBuffer destination) {
         int ulpduLength = ulpdu.remaining();
-        if (ulpduLength > MpaFpdu.MAX_ULPDU_LENGTH) {
-            throw new IllegalArgumentException("ULPDU of " + ulpduLength + " octets exceeds the 16-bit length");
+        if (ulpduLength > MpaFpdu.MAX_ULPDU) {
+            throw new IllegalArgumentException("ULPDU of " + ulpduLength + " octets exceeds " + MpaFpdu.MAX_ULPDU
+                    + " (RFC 5044 §3)");
         }
         int wireLength = wireLength(ulpduLength);
         if (destination.remaining() < wireLength) {
