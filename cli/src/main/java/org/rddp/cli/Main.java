@@ -37,11 +37,20 @@ public final class Main {
 
     /** Runs the demo; exits 1 if any frame fails to decode back to what was encoded. */
     public static void main(String[] args) {
+        int status = run(System.out, System.err);
+        if (status != 0) {
+            System.exit(status);
+        }
+    }
+
+    /** Runs the demo, printing to {@code out}; returns the process exit status. */
+    static int run(PrintStream out, PrintStream err) {
         try {
-            new Main(System.out).demo();
+            new Main(out).demo();
+            return 0;
         } catch (MalformedFrameException | IllegalStateException e) {
-            System.err.println("rddp: " + e.getMessage());
-            System.exit(1);
+            err.println("rddp: " + e.getMessage());
+            return 1;
         }
     }
 
