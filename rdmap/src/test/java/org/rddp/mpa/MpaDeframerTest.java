@@ -193,6 +193,23 @@ class MpaDeframerTest {
                 .isInstanceOf(IllegalArgumentException.class);
         assertThat(small.position()).isZero();
         assertThat(framer.position()).isZero();
+        ByteBuffer roomy = ByteBuffer.allocate(70_000);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> framer.frame(ByteBuffer.allocate(64_769), roomy))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("64768");
+        assertThat(roomy.position()).isZero();
+    }
+
+    @Test
+    void anOverlongUlpduWithMarkersIsAMarkerError() {
+        // RFC 5044 §3 caps ULPDUs at 64768 so that every FPDUPTR fits 16 bits; a longer FPDU cannot carry a
+        // correct Marker, so the receiver finds the Marker and the ULPDU_Length in disagreement
+        byte[] stream = new byte[4 + 2 + 65535 + 3 + 4 + 128 * 4];
+        stream[4] = (byte) 0xFF;
+        stream[5] = (byte) 0xFF;
+        List<byte[]> ulpdus = new ArrayList<>();
+        assertThat(new MpaDeframer(true, false, collect(ulpdus)).receive(ByteBuffer.wrap(stream)))
+                .isEqualTo(DecodeStatus.MPA_MARKER);
+        assertThat(ulpdus).isEmpty();
     }
 
     /** Frames Send ULPDUs with the given payload sizes into one stream. */
