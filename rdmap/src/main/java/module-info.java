@@ -9,4 +9,8 @@ module org.rddp.rdmap {
     exports org.rddp.rdmap;
     exports org.rddp.mpa;
     exports org.rddp.sctp;
+    exports org.rddp.llp;
+    exports org.rddp.engine;
+
+    requires org.jctools.core;
 }

@@ -1,4 +1,10 @@
-/** The verbs API (PD, MR, MW, QP, CQ, SRQ, connection manager); built by the engine issue on this module. */
+/**
+ * The verbs API: device, protection domain, memory regions and windows, queue pairs, completion queues, shared
+ * receive queues and the connection manager interface the transports implement.
+ */
 module org.rddp.verbs {
-    requires org.rddp.rdmap;
+    requires transitive org.rddp.rdmap;
+    requires org.jctools.core;
+
+    exports org.rddp.verbs;
 }

@@ -47,6 +47,12 @@ public record ReadRequestHeader(int sinkStag, long sinkTo, int readMessageSize, 
 
     /** Writes the 28 octets at {@code offset}. */
     public void encodeTo(MemorySegment buffer, long offset) {
+        write(buffer, offset, sinkStag, sinkTo, readMessageSize, srcStag, srcTo);
+    }
+
+    /** Writes a header from its fields, without making a record (the engine's hot path). */
+    public static void write(MemorySegment buffer, long offset, int sinkStag, long sinkTo, int readMessageSize,
+            int srcStag, long srcTo) {
         Wire.checkRange(buffer, offset, LENGTH);
         Wire.putU32(buffer, offset + SINK_STAG_OFFSET, sinkStag);
         Wire.putU64(buffer, offset + SINK_TO_OFFSET, sinkTo);

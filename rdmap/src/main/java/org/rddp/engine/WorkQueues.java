@@ -1,0 +1,46 @@
+package org.rddp.engine;
+
+import org.rddp.rdmap.RdmapOpcode;
+import org.rddp.rdmap.TerminateHeader;
+
+/**
+ * The queue pair around an engine: where work comes from and where completions and events go. Implemented by
+ * the verbs layer; called on the stream's owner thread.
+ */
+public interface WorkQueues {
+
+    /** The next posted send work request, or {@code null}. */
+    SendWork nextSend();
+
+    /** The next posted receive, from the receive queue or the shared receive queue, or {@code null}. */
+    ReceiveWork nextReceive();
+
+    /** A send work request is finished; the slot goes back to the queue pair. */
+    void sendCompleted(SendWork work, WcStatus status, long byteLength);
+
+    /**
+     * A receive is finished.
+     *
+     * @param opcode          the Send that filled it, or {@code null} when flushed
+     * @param invalidatedStag the STag a Send with Invalidate invalidated, else 0
+     */
+    void receiveCompleted(ReceiveWork work, WcStatus status, long byteLength, RdmapOpcode opcode,
+            int invalidatedStag);
+
+    /** Flushes the receives still posted on the queue pair's own receive queue (not a shared one). */
+    void flushReceives();
+
+    /** Carries out a local operation (bind a window, invalidate an STag); returns its status. */
+    WcStatus executeLocal(SendWork work);
+
+    /** The engine moved to {@code state}. */
+    void stateChanged(QpState state);
+
+    /**
+     * An asynchronous event.
+     *
+     * @param terminate the Terminate sent or received, for the TERMINATE events; else {@code null}
+     * @param detail    what happened, for a person
+     */
+    void event(QpEvent event, TerminateHeader terminate, String detail);
+}

@@ -1,0 +1,51 @@
+package org.rddp.llp;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * One LLP stream carrying one DDP stream, as a transport offers it to the engine (RFC 5041 §3): it sends whole
+ * DDP segments, preserves their boundaries, delivers them to the {@link LlpSink} in the order they were sent
+ * (an LLP that receives out of order re-sequences, and may place tagged payload early through
+ * {@link LlpSink#placeTagged}), reports its MULPDU and its errors, and pushes back when full.
+ */
+public interface LlpStream {
+    /** {@link #send} outcome: the LLP took responsibility for the segment. */
+    int SENT = 0;
+    /** {@link #send} outcome: nothing was taken; {@link LlpSink#onWritable()} follows when there is room. */
+    int BACK_PRESSURED = 1;
+    /** {@link #send} outcome: the stream is closed; nothing was taken and nothing will be. */
+    int CLOSED = 2;
+
+    /** What connection setup negotiated. */
+    LlpParameters parameters();
+
+    /** Largest DDP segment, header included, that {@link #send} accepts now. At least 128 (RFC 5044 §4.5). */
+    int mulpdu();
+
+    /** Starts delivery to {@code sink}; called once, on any thread. */
+    void start(LlpSink sink);
+
+    /**
+     * Sends one DDP segment made of {@code headerLength} octets of header followed by {@code payloadLength}
+     * octets of payload (gathered; the LLP copies or transmits both before returning {@link #SENT}). Owner thread.
+     *
+     * @return {@link #SENT}, {@link #BACK_PRESSURED} or {@link #CLOSED}
+     */
+    int send(MemorySegment header, long headerOffset, int headerLength, MemorySegment payload, long payloadOffset,
+            int payloadLength);
+
+    /** Runs {@code task} on the owner thread, after tasks handed over before it. Any thread. */
+    void execute(Runnable task);
+
+    /** Whether the caller is the owner thread. */
+    boolean inOwnerThread();
+
+    /**
+     * Closes gracefully: segments already sent are delivered, then the peer sees the close. The sink gets
+     * {@link LlpSink#onClosed} when the stream is down in both directions. Owner thread.
+     */
+    void close();
+
+    /** Tears the stream down at once, dropping what was not delivered. Any thread. */
+    void abort();
+}

@@ -1,0 +1,13 @@
+/**
+ * The lower-layer protocol (LLP) service interface between the DDP/RDMAP engine and a transport (RFC 5041 §3):
+ * MPA over TCP (RFC 5044) and the SCTP adaptation (RFC 5043) implement {@link org.rddp.llp.LlpStream}; the
+ * engine implements {@link org.rddp.llp.LlpSink}.
+ *
+ * <p>Threading: every LLP stream has one owner thread (its I/O thread). The LLP calls the sink only on it, the
+ * engine calls {@link org.rddp.llp.LlpStream#send} only on it, and other threads hand work to it with
+ * {@link org.rddp.llp.LlpStream#execute}.
+ *
+ * <p>Abbreviations: MULPDU = largest DDP segment the LLP accepts, IRD/ORD = inbound/outbound RDMA Read queue
+ * depth, RTR = ready-to-receive indication of RFC 6581.
+ */
+package org.rddp.llp;

@@ -1,0 +1,317 @@
+package org.rddp.testing;
+
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayDeque;
+import java.util.Objects;
+import java.util.Queue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+import org.jctools.queues.SpscArrayQueue;
+import org.rddp.ddp.DdpSegment;
+import org.rddp.error.TerminateCause;
+import org.rddp.llp.EventLoop;
+import org.rddp.llp.LlpParameters;
+import org.rddp.llp.LlpSink;
+import org.rddp.llp.LlpStream;
+import org.rddp.llp.PlacementTarget;
+
+/**
+ * One end of an in-memory LLP stream pair, for tests of everything above the LLP: two ends in one JVM, each
+ * with its own owner thread, segments copied through bounded rings (so a slow receiver back-pressures the
+ * sender), allocation-free in steady state, with injectable faults:
+ * <ul>
+ * <li>{@link #dropConnection()}: the connection is lost under both ends;</li>
+ * <li>{@link #corruptNextSent}: a mutation applied to the next segment this end sends;</li>
+ * <li>{@link #inject}: a crafted segment delivered to the peer as if this end had sent it;</li>
+ * <li>{@link #reorderTagged}: the receiving end places tagged payload out of order, ahead of delivery, as an
+ * LLP with unordered delivery may (RFC 5043 §10);</li>
+ * <li>{@link #stall()} / {@link #resume()}: this end stops taking segments in, so the peer backs up.</li>
+ * </ul>
+ */
+public final class InMemoryLlp implements LlpStream {
+    private static final int CLOSE = -1;
+
+    /** One segment in flight, or a close marker. */
+    private static final class Slot {
+        final MemorySegment data;
+        int length;
+        boolean placed;
+
+        Slot(int capacity) {
+            data = MemorySegment.ofArray(new byte[capacity]);
+        }
+    }
+
+    private final EventLoop loop;
+    private final LlpParameters parameters;
+    private final int mulpdu;
+    private final Queue<Slot> free;
+    private final Queue<Slot> inbound;
+    private final Slot closeMarker = new Slot(0);
+    private final ArrayDeque<Slot> window = new ArrayDeque<>();
+    private final DdpSegment probe = new DdpSegment();
+    private final PlacementTarget target = new PlacementTarget();
+    private final AtomicBoolean deliveryScheduled = new AtomicBoolean();
+    private final Runnable deliverTask = () -> {
+        deliveryScheduled.set(false);
+        deliver();
+    };
+    private final Runnable writableTask = this::writable;
+    private InMemoryLlp peer;
+    private LlpSink sink;
+    private volatile boolean pressured;
+    private volatile boolean stalled;
+    private volatile boolean reorderTagged;
+    private volatile Consumer<MemorySegment> corruption;
+    private boolean outputClosed;
+    private boolean inputClosed;
+    private volatile boolean down;
+    private boolean reported;
+    private long segmentsSent;
+
+    private InMemoryLlp(EventLoop loop, LlpParameters parameters, int mulpdu, int capacity) {
+        this.loop = loop;
+        this.parameters = parameters;
+        this.mulpdu = mulpdu;
+        this.free = new SpscArrayQueue<>(capacity);
+        this.inbound = new SpscArrayQueue<>(capacity + 1);
+        for (int i = 0; i < capacity; i++) {
+            free.offer(new Slot(mulpdu));
+        }
+    }
+
+    /**
+     * Two connected ends, each on its own loop.
+     *
+     * @param mulpdu   the largest segment either end accepts
+     * @param capacity segments in flight per direction before the sender is back-pressured
+     */
+    public static InMemoryLlp[] pair(EventLoop loopA, LlpParameters a, EventLoop loopB, LlpParameters b, int mulpdu,
+            int capacity) {
+        InMemoryLlp endA = new InMemoryLlp(loopA, a, mulpdu, capacity);
+        InMemoryLlp endB = new InMemoryLlp(loopB, b, mulpdu, capacity);
+        endA.peer = endB;
+        endB.peer = endA;
+        return new InMemoryLlp[] {endA, endB};
+    }
+
+    @Override
+    public LlpParameters parameters() {
+        return parameters;
+    }
+
+    @Override
+    public int mulpdu() {
+        return mulpdu;
+    }
+
+    @Override
+    public void start(LlpSink newSink) {
+        loop.execute(() -> {
+            sink = Objects.requireNonNull(newSink);
+            deliver();
+        });
+    }
+
+    @Override
+    public int send(MemorySegment header, long headerOffset, int headerLength, MemorySegment payload,
+            long payloadOffset, int payloadLength) {
+        if (headerLength + payloadLength > mulpdu) {
+            throw new IllegalArgumentException("segment of " + (headerLength + payloadLength)
+                    + " octets exceeds MULPDU " + mulpdu);
+        }
+        if (down || outputClosed) {
+            return CLOSED;
+        }
+        Slot slot = peer.free.poll();
+        if (slot == null) {
+            pressured = true;
+            slot = peer.free.poll(); // the receiver may have freed one between the two looks
+            if (slot == null) {
+                return BACK_PRESSURED;
+            }
+            pressured = false;
+        }
+        MemorySegment.copy(header, headerOffset, slot.data, 0, headerLength);
+        MemorySegment.copy(payload, payloadOffset, slot.data, headerLength, payloadLength);
+        slot.length = headerLength + payloadLength;
+        slot.placed = false;
+        Consumer<MemorySegment> mutation = corruption;
+        if (mutation != null) {
+            corruption = null;
+            mutation.accept(slot.data.asSlice(0, slot.length));
+        }
+        segmentsSent++;
+        peer.receive(slot);
+        return SENT;
+    }
+
+    private void receive(Slot slot) {
+        inbound.offer(slot);
+        if (deliveryScheduled.compareAndSet(false, true)) {
+            loop.execute(deliverTask);
+        }
+    }
+
+    private void deliver() {
+        if (sink == null || stalled) {
+            return;
+        }
+        if (reorderTagged) {
+            for (Slot slot = inbound.poll(); slot != null; slot = inbound.poll()) {
+                window.add(slot);
+            }
+            placeEarly();
+            for (Slot slot = window.poll(); slot != null && !down; slot = window.poll()) {
+                handle(slot);
+            }
+            return;
+        }
+        for (Slot slot = inbound.poll(); slot != null && !down; slot = inbound.poll()) {
+            handle(slot);
+        }
+    }
+
+    /** Places the tagged payload of later segments first: the reverse of the order they were sent in. */
+    private void placeEarly() {
+        var descending = window.descendingIterator();
+        while (descending.hasNext()) {
+            Slot slot = descending.next();
+            if (slot.length <= 0 || !probe.wrap(slot.data, 0, slot.length).ok() || !probe.tagged()) {
+                continue;
+            }
+            int payload = probe.payloadLength();
+            probe.bind(slot.data, 0, DdpSegment.TAGGED_HEADER_LENGTH);
+            if (payload > 0 && sink.placeTagged(probe, payload, target)) {
+                MemorySegment.copy(slot.data, DdpSegment.TAGGED_HEADER_LENGTH, target.memory(), target.offset(),
+                        payload);
+                slot.placed = true;
+            }
+        }
+    }
+
+    private void handle(Slot slot) {
+        if (slot == closeMarker) {
+            inputClosed = true;
+            if (!outputClosed) {
+                close(); // the peer's FIN: the in-memory LLP answers with its own, TCP-style
+            }
+            closedIfBoth();
+            return;
+        }
+        if (inputClosed) {
+            return;
+        }
+        sink.onSegment(slot.data, 0, slot.length, slot.placed);
+        free.offer(slot); // slots of the direction towards this end live here; the peer takes them to send
+        if (peer.pressured) {
+            peer.pressured = false;
+            peer.loop.execute(peer.writableTask);
+        }
+    }
+
+    private void writable() {
+        if (sink != null && !down) {
+            sink.onWritable();
+        }
+    }
+
+    @Override
+    public void execute(Runnable task) {
+        loop.execute(task);
+    }
+
+    @Override
+    public boolean inOwnerThread() {
+        return loop.inEventLoop();
+    }
+
+    @Override
+    public void close() {
+        if (outputClosed || down) {
+            return;
+        }
+        outputClosed = true;
+        peer.receive(peer.closeMarkerFor());
+        closedIfBoth();
+    }
+
+    private Slot closeMarkerFor() {
+        closeMarker.length = CLOSE;
+        return closeMarker;
+    }
+
+    private void closedIfBoth() {
+        if (outputClosed && inputClosed && !reported && !down) {
+            reported = true;
+            sink.onClosed(true, "closed gracefully");
+        }
+    }
+
+    @Override
+    public void abort() {
+        lose("aborted by the peer", "aborted");
+    }
+
+    /** Fault: the connection is lost under both ends; neither delivers anything more. */
+    public void dropConnection() {
+        lose("connection lost", "connection lost");
+    }
+
+    private void lose(String peerReason, String ownReason) {
+        peer.goDown(peerReason);
+        goDown(ownReason);
+    }
+
+    private void goDown(String reason) {
+        down = true;
+        loop.execute(() -> {
+            if (!reported && sink != null) {
+                reported = true;
+                sink.onClosed(false, reason);
+            }
+        });
+    }
+
+    /** Fault: {@code mutation} is applied to the next segment this end sends (it sees just that segment). */
+    public void corruptNextSent(Consumer<MemorySegment> mutation) {
+        corruption = mutation;
+    }
+
+    /** Fault: {@code segment} reaches the peer as the next segment from this end. Any thread. */
+    public void inject(byte[] segment) {
+        loop.execute(() -> {
+            MemorySegment octets = MemorySegment.ofArray(segment);
+            int outcome = send(octets, 0, segment.length, octets, 0, 0);
+            if (outcome != SENT) {
+                throw new IllegalStateException("could not inject: " + outcome);
+            }
+        });
+    }
+
+    /** Fault: this end's LLP reports an error it has a Terminate cause for (an MPA CRC error, say). */
+    public void reportLlpError(TerminateCause cause, String detail) {
+        loop.execute(() -> sink.onLlpError(cause, detail));
+    }
+
+    /** Fault: this end places tagged payload out of order before delivering segments in order. */
+    public void reorderTagged(boolean on) {
+        reorderTagged = on;
+    }
+
+    /** Fault: this end stops taking segments in. */
+    public void stall() {
+        stalled = true;
+    }
+
+    /** Ends a {@link #stall()}. */
+    public void resume() {
+        stalled = false;
+        loop.execute(deliverTask);
+    }
+
+    /** Segments this end sent, for tests; read on the owner thread or after it is quiet. */
+    public long segmentsSent() {
+        return segmentsSent;
+    }
+}

@@ -1,0 +1,105 @@
+package org.rddp.verbs;
+
+import java.time.Duration;
+import java.util.Queue;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.jctools.queues.MpmcArrayQueue;
+import org.rddp.engine.WcStatus;
+
+/**
+ * A completion queue ({@code ibv_cq}): completions of any number of queue pairs, polled by the consumer without
+ * allocation, with blocking notification that can be limited to solicited (and failed) completions
+ * ({@code ibv_req_notify_cq}). Thread-safe.
+ */
+public final class CompletionQueue {
+    private static final int DISARMED = 0;
+    private static final int NEXT = 1;
+    private static final int SOLICITED = 2;
+
+    private final int capacity;
+    private final Queue<WorkCompletion> free;
+    private final Queue<WorkCompletion> ready;
+    private final AtomicInteger armed = new AtomicInteger();
+    private final Semaphore notifications = new Semaphore(0);
+    private final AtomicLong overruns = new AtomicLong();
+
+    CompletionQueue(int capacity) {
+        this.capacity = capacity;
+        this.free = new MpmcArrayQueue<>(Math.max(2, capacity));
+        this.ready = new MpmcArrayQueue<>(Math.max(2, capacity));
+        for (int i = 0; i < capacity; i++) {
+            free.offer(new WorkCompletion());
+        }
+    }
+
+    /** Entries the queue holds. */
+    public int capacity() {
+        return capacity;
+    }
+
+    /** Takes the oldest completion into {@code into}; returns false if there is none. */
+    public boolean poll(WorkCompletion into) {
+        WorkCompletion entry = ready.poll();
+        if (entry == null) {
+            return false;
+        }
+        into.copyFrom(entry);
+        free.offer(entry);
+        return true;
+    }
+
+    /** Takes up to {@code into.length} completions; returns how many. */
+    public int poll(WorkCompletion[] into) {
+        int count = 0;
+        while (count < into.length && poll(into[count])) {
+            count++;
+        }
+        return count;
+    }
+
+    /**
+     * Arms the queue: the next completion added (or, with {@code solicitedOnly}, the next solicited or failed
+     * one) releases one {@link #awaitNotification} waiter. Completions already queued do not count: poll again
+     * after arming.
+     */
+    public void requestNotification(boolean solicitedOnly) {
+        armed.set(solicitedOnly ? SOLICITED : NEXT);
+    }
+
+    /** Waits for a notification requested with {@link #requestNotification}; false on timeout. */
+    public boolean awaitNotification(Duration timeout) throws InterruptedException {
+        return notifications.tryAcquire(timeout.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    /** Completions that found the queue full and were lost: the queue was created too small. */
+    public long overruns() {
+        return overruns.get();
+    }
+
+    /** Adds a completion; called by queue pairs on their owner threads. */
+    void push(long wrId, WcStatus status, WcOpcode opcode, long byteLength, int queuePair, int invalidatedStag,
+            boolean solicited) {
+        WorkCompletion entry = free.poll();
+        if (entry == null) {
+            overruns.incrementAndGet();
+            return;
+        }
+        entry.wrId = wrId;
+        entry.status = status;
+        entry.opcode = opcode;
+        entry.byteLength = byteLength;
+        entry.queuePairNumber = queuePair;
+        entry.invalidatedStag = invalidatedStag;
+        entry.solicited = solicited;
+        ready.offer(entry);
+        int mode = armed.get();
+        if (mode == NEXT || mode == SOLICITED && (solicited || status != WcStatus.SUCCESS)) {
+            if (armed.compareAndSet(mode, DISARMED)) {
+                notifications.release();
+            }
+        }
+    }
+}

@@ -1,0 +1,19 @@
+package org.rddp.verbs;
+
+import org.rddp.engine.QpEvent;
+import org.rddp.rdmap.TerminateHeader;
+
+/** Receives a queue pair's asynchronous events ({@code ibv_get_async_event}) on its owner thread: be quick. */
+@FunctionalInterface
+public interface QpEventHandler {
+    /** Ignores every event. */
+    QpEventHandler IGNORE = (qp, event, terminate, detail) -> { };
+
+    /**
+     * One event.
+     *
+     * @param terminate the Terminate sent or received, for the TERMINATE events, else null
+     * @param detail    what happened, for a person
+     */
+    void onEvent(QueuePair qp, QpEvent event, TerminateHeader terminate, String detail);
+}

@@ -1,0 +1,350 @@
+package org.rddp.verbs;
+
+import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import org.jctools.queues.MpmcArrayQueue;
+import org.rddp.engine.QpEvent;
+import org.rddp.engine.QpState;
+import org.rddp.engine.RdmapEngine;
+import org.rddp.engine.ReceiveWork;
+import org.rddp.engine.SendWork;
+import org.rddp.engine.StagResolver;
+import org.rddp.engine.WcStatus;
+import org.rddp.engine.WorkOpcode;
+import org.rddp.engine.WorkQueues;
+import org.rddp.llp.LlpStream;
+import org.rddp.llp.PlacementTarget;
+import org.rddp.rdmap.RdmapOpcode;
+import org.rddp.rdmap.TerminateHeader;
+
+/**
+ * A queue pair ({@code ibv_qp}) with the iWARP states IDLE, RTS, CLOSING, TERMINATE and ERROR. Posting is
+ * thread-safe and allocates nothing; the protocol runs on the owner thread of the LLP stream a connection
+ * manager attaches with {@link #attach}.
+ *
+ * <p>Legal transitions the consumer may ask for with {@link #modify}: IDLE to ERROR, RTS to CLOSING (graceful
+ * disconnect), RTS, CLOSING or TERMINATE to ERROR (abort), and ERROR to IDLE (reset, once the stream is down).
+ * IDLE to RTS happens through a connection manager; the protocol itself moves to TERMINATE and ERROR.
+ */
+public final class QueuePair {
+    private final ProtectionDomain pd;
+    private final QpAttributes attributes;
+    private final int number;
+    private final Queue<SendWork> sendFree;
+    private final Queue<SendWork> sendPosted;
+    private final Queue<ReceiveWork> receiveFree;
+    private final Queue<ReceiveWork> receivePosted;
+    private final Glue glue;
+    private volatile QpState state = QpState.IDLE;
+    private volatile RdmapEngine engine;
+    private volatile LlpStream stream;
+    private final CompletableFuture<QpEvent> established = new CompletableFuture<>();
+
+    QueuePair(ProtectionDomain pd, QpAttributes attributes) {
+        this.pd = pd;
+        this.attributes = attributes;
+        this.number = pd.device().nextQueuePairNumber();
+        int sends = attributes.maxSendWorkRequests();
+        int receives = attributes.maxReceiveWorkRequests();
+        sendFree = new MpmcArrayQueue<>(Math.max(2, sends));
+        sendPosted = new MpmcArrayQueue<>(Math.max(2, sends));
+        receiveFree = new MpmcArrayQueue<>(Math.max(2, receives));
+        receivePosted = new MpmcArrayQueue<>(Math.max(2, receives));
+        for (int i = 0; i < sends; i++) {
+            sendFree.offer(new SendWork(attributes.maxSge()));
+        }
+        if (attributes.sharedReceiveQueue() == null) {
+            for (int i = 0; i < receives; i++) {
+                receiveFree.offer(new ReceiveWork(attributes.maxSge()));
+            }
+        }
+        glue = new Glue();
+    }
+
+    /** The queue pair number, unique on its device. */
+    public int number() {
+        return number;
+    }
+
+    /** The protection domain. */
+    public ProtectionDomain pd() {
+        return pd;
+    }
+
+    /** What it was created with. */
+    public QpAttributes attributes() {
+        return attributes;
+    }
+
+    /** The current state. */
+    public QpState state() {
+        return state;
+    }
+
+    /** The LLP stream attached, or null before {@link #attach}. */
+    public LlpStream stream() {
+        return stream;
+    }
+
+    /**
+     * Posts a send-queue request ({@code ibv_post_send}).
+     *
+     * @return {@link PostStatus#OK}, {@link PostStatus#QUEUE_FULL} or {@link PostStatus#NOT_RTS}
+     * @throws IllegalArgumentException if the request has more elements than the queue pair takes
+     */
+    public int postSend(SendWorkRequest request) {
+        if (request.sgeCount() > attributes.maxSge()) {
+            throw new IllegalArgumentException("queue pair " + number + ": " + request.sgeCount()
+                    + " elements, it takes " + attributes.maxSge());
+        }
+        RdmapEngine running = engine;
+        if (state != QpState.RTS || running == null) {
+            return PostStatus.NOT_RTS;
+        }
+        SendWork work = sendFree.poll();
+        if (work == null) {
+            return PostStatus.QUEUE_FULL;
+        }
+        request.copyTo(work);
+        sendPosted.offer(work);
+        running.wakeup(); // in a state that no longer sends, the engine flushes it
+        return PostStatus.OK;
+    }
+
+    /**
+     * Posts a receive ({@code ibv_post_recv}); allowed in IDLE, so receives can be in place before the peer's
+     * first Send.
+     *
+     * @return {@link PostStatus#OK}, {@link PostStatus#QUEUE_FULL} or {@link PostStatus#NOT_RTS}
+     * @throws IllegalStateException    if the queue pair uses a shared receive queue
+     * @throws IllegalArgumentException if the request has more elements than the queue pair takes
+     */
+    public int postReceive(ReceiveWorkRequest request) {
+        if (attributes.sharedReceiveQueue() != null) {
+            throw new IllegalStateException("queue pair " + number + " takes receives from its shared receive queue");
+        }
+        if (request.sgeCount() > attributes.maxSge()) {
+            throw new IllegalArgumentException("queue pair " + number + ": " + request.sgeCount()
+                    + " elements, it takes " + attributes.maxSge());
+        }
+        QpState now = state;
+        if (now != QpState.IDLE && now != QpState.RTS && now != QpState.CLOSING) {
+            return PostStatus.NOT_RTS;
+        }
+        ReceiveWork work = receiveFree.poll();
+        if (work == null) {
+            return PostStatus.QUEUE_FULL;
+        }
+        request.copyTo(work);
+        receivePosted.offer(work);
+        if (state == QpState.ERROR) {
+            flushReceivesLater(); // lost the race with a flush: never leave a receive behind
+        }
+        return PostStatus.OK;
+    }
+
+    /**
+     * Moves to {@code target} at the consumer's request ({@code ibv_modify_qp}).
+     *
+     * @throws IllegalStateException if the transition is not one a consumer may ask for from the current state
+     */
+    public synchronized void modify(QpState target) {
+        QpState now = state;
+        if (!allowed(now, target)) {
+            throw new IllegalStateException("queue pair " + number + ": " + now + " -> " + target
+                    + " is not a transition the consumer may request");
+        }
+        RdmapEngine running = engine;
+        switch (target) {
+            case CLOSING -> running.disconnect();
+            case IDLE -> {
+                engine = null;
+                stream = null;
+                state = QpState.IDLE;
+            }
+            default -> {
+                if (running == null) {
+                    state = QpState.ERROR;
+                    glue.flushReceives();
+                } else {
+                    running.abort("moved to ERROR by the consumer");
+                }
+            }
+        }
+    }
+
+    /** The consumer transitions of RDMAC verbs §6.2, as a table. */
+    static boolean allowed(QpState from, QpState to) {
+        return switch (from) {
+            case IDLE -> to == QpState.ERROR;
+            case RTS -> to == QpState.CLOSING || to == QpState.ERROR;
+            case CLOSING, TERMINATE -> to == QpState.ERROR;
+            case ERROR -> to == QpState.IDLE;
+        };
+    }
+
+    /** Starts a graceful disconnect (RTS to CLOSING); a no-op in other states. */
+    public void disconnect() {
+        RdmapEngine running = engine;
+        if (running != null && state == QpState.RTS) {
+            running.disconnect();
+        }
+    }
+
+    /**
+     * Connection managers only: binds the queue pair to an established LLP stream and moves it to RTS.
+     *
+     * @throws IllegalStateException unless the queue pair is IDLE
+     */
+    public synchronized void attach(LlpStream llp) {
+        if (state != QpState.IDLE || engine != null) {
+            throw new IllegalStateException("queue pair " + number + " is " + state + ", attach needs IDLE");
+        }
+        RdmapEngine created = new RdmapEngine(llp, glue, glue);
+        stream = llp;
+        engine = created;
+        state = QpState.RTS;
+        created.start();
+    }
+
+    /** Completes when the stream is established (or exceptionally if it failed first). */
+    public CompletableFuture<QpEvent> established() {
+        return established;
+    }
+
+    private void flushReceivesLater() {
+        LlpStream llp = stream;
+        if (llp != null) {
+            llp.execute(glue::flushReceives);
+        } else {
+            glue.flushReceives();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "QueuePair[" + number + ", " + state + "]";
+    }
+
+    /** The engine's view of this queue pair: its work queues and its memory. Owner thread. */
+    private final class Glue implements WorkQueues, StagResolver {
+        private final SharedReceiveQueue srq = attributes.sharedReceiveQueue();
+
+        @Override
+        public SendWork nextSend() {
+            return sendPosted.poll();
+        }
+
+        @Override
+        public ReceiveWork nextReceive() {
+            return srq != null ? srq.take() : receivePosted.poll();
+        }
+
+        @Override
+        public void sendCompleted(SendWork work, WcStatus status, long byteLength) {
+            if (status != WcStatus.SUCCESS || work.signaled || attributes.signalAll()) {
+                attributes.sendCq().push(work.wrId, status, opcode(work.opcode), byteLength, number, 0, false);
+            }
+            work.context = null;
+            sendFree.offer(work);
+        }
+
+        @Override
+        public void receiveCompleted(ReceiveWork work, WcStatus status, long byteLength, RdmapOpcode opcode,
+                int invalidatedStag) {
+            attributes.receiveCq().push(work.wrId, status, WcOpcode.RECV, byteLength, number, invalidatedStag,
+                    opcode != null && opcode.solicitedEvent());
+            if (srq != null) {
+                srq.recycle(work);
+            } else {
+                receiveFree.offer(work);
+            }
+        }
+
+        @Override
+        public void flushReceives() {
+            for (ReceiveWork work = receivePosted.poll(); work != null; work = receivePosted.poll()) {
+                receiveCompleted(work, WcStatus.WR_FLUSH_ERR, 0, null, 0);
+            }
+        }
+
+        @Override
+        public WcStatus executeLocal(SendWork work) {
+            if (work.opcode == WorkOpcode.BIND_MEMORY_WINDOW) {
+                SendWorkRequest.BindRequest bind = (SendWorkRequest.BindRequest) work.context;
+                boolean bound = bind.window() != null && bind.region() != null
+                        && bind.window().bind(QueuePair.this, bind.region(), bind.offset(), bind.length(), bind.to(),
+                                bind.rights());
+                return bound ? WcStatus.SUCCESS : WcStatus.MW_BIND_ERR;
+            }
+            return invalidate(work.localStag, false) == OK ? WcStatus.SUCCESS : WcStatus.LOC_PROT_ERR;
+        }
+
+        @Override
+        public void stateChanged(QpState next) {
+            state = next;
+            if (next == QpState.ERROR || next == QpState.TERMINATE) {
+                established.completeExceptionally(new IllegalStateException("queue pair " + number + " " + next));
+            }
+        }
+
+        @Override
+        public void event(QpEvent event, TerminateHeader terminate, String detail) {
+            if (event == QpEvent.ESTABLISHED) {
+                established.complete(event);
+            }
+            attributes.eventHandler().onEvent(QueuePair.this, event, terminate, detail);
+        }
+
+        @Override
+        public int resolve(int stag, long to, long length, int access, PlacementTarget target) {
+            TaggedMemory memory = pd.device().lookup(stag);
+            if (memory == null) {
+                return INVALID_STAG;
+            }
+            if (memory.pd != pd) {
+                return NOT_ASSOCIATED;
+            }
+            if (memory instanceof MemoryWindow window) {
+                if ((access & (LOCAL_READ | LOCAL_WRITE)) != 0) {
+                    return ACCESS_RIGHTS; // a window is for the peer, never an lkey
+                }
+                if (window.boundTo != QueuePair.this) {
+                    return NOT_ASSOCIATED; // type 2 windows serve the queue pair that bound them
+                }
+            }
+            if ((memory.access & access) != access) {
+                return ACCESS_RIGHTS;
+            }
+            return memory.locate(to, length, target);
+        }
+
+        @Override
+        public int invalidate(int stag, boolean remote) {
+            TaggedMemory memory = pd.device().lookupAny(stag);
+            if (memory == null || !memory.valid) {
+                return INVALID_STAG;
+            }
+            if (memory.pd != pd) {
+                return NOT_ASSOCIATED;
+            }
+            if (!(memory instanceof MemoryWindow window)) {
+                return CANNOT_INVALIDATE; // regions registered with register() cannot be invalidated
+            }
+            if (remote && window.boundTo != QueuePair.this) {
+                return NOT_ASSOCIATED;
+            }
+            return window.invalidate() ? OK : INVALID_STAG;
+        }
+
+        private WcOpcode opcode(WorkOpcode work) {
+            return switch (work) {
+                case RDMA_WRITE -> WcOpcode.RDMA_WRITE;
+                case RDMA_READ -> WcOpcode.RDMA_READ;
+                case BIND_MEMORY_WINDOW -> WcOpcode.BIND_MW;
+                case LOCAL_INVALIDATE -> WcOpcode.LOCAL_INV;
+                default -> WcOpcode.SEND;
+            };
+        }
+    }
+}

@@ -1,0 +1,141 @@
+package org.rddp.verbs;
+
+import java.util.Objects;
+import java.util.Set;
+import org.rddp.engine.SendWork;
+import org.rddp.engine.WorkOpcode;
+
+/**
+ * A send-queue work request ({@code ibv_send_wr}): reusable and owned by the caller; posting copies it.
+ *
+ * <pre>{@code
+ * SendWorkRequest write = new SendWorkRequest(1)
+ *         .opcode(WorkOpcode.RDMA_WRITE).wrId(7).sge(0, region, 0, 4096).remote(rkey, remoteTo);
+ * qp.postSend(write);
+ * }</pre>
+ */
+public final class SendWorkRequest {
+    private long wrId;
+    private WorkOpcode opcode = WorkOpcode.SEND;
+    private boolean signaled = true;
+    private int remoteStag;
+    private long remoteTo;
+    private int localStag;
+    private int sgeCount;
+    private final int[] lkey;
+    private final long[] address;
+    private final int[] length;
+    private MemoryWindow window;
+    private MemoryRegion bindRegion;
+    private long bindOffset;
+    private long bindLength;
+    private long bindTo;
+    private int bindRights;
+
+    /** A request with room for {@code maxSge} scatter/gather elements. */
+    public SendWorkRequest(int maxSge) {
+        lkey = new int[maxSge];
+        address = new long[maxSge];
+        length = new int[maxSge];
+    }
+
+    /** Sets the identifier returned in the completion. */
+    public SendWorkRequest wrId(long id) {
+        this.wrId = id;
+        return this;
+    }
+
+    /** Sets what to do. */
+    public SendWorkRequest opcode(WorkOpcode value) {
+        this.opcode = Objects.requireNonNull(value);
+        return this;
+    }
+
+    /** Whether a successful completion is reported (errors always are). */
+    public SendWorkRequest signaled(boolean value) {
+        this.signaled = value;
+        return this;
+    }
+
+    /** RDMA Write and Read: the peer's STag and TO. */
+    public SendWorkRequest remote(int stag, long to) {
+        this.remoteStag = stag;
+        this.remoteTo = to;
+        return this;
+    }
+
+    /** Send with Invalidate: the peer's STag to invalidate. */
+    public SendWorkRequest invalidate(int stag) {
+        this.remoteStag = stag;
+        return this;
+    }
+
+    /** Local invalidate: this side's STag to invalidate. */
+    public SendWorkRequest localInvalidate(int stag) {
+        this.localStag = stag;
+        return this;
+    }
+
+    /** Sets element {@code index} to {@code size} octets at {@code offset} into {@code region}; uses the first {@code index + 1} elements. */
+    public SendWorkRequest sge(int index, MemoryRegion region, long offset, int size) {
+        return sge(index, region.lkey(), region.iova() + offset, size);
+    }
+
+    /** Sets element {@code index} from raw values: lkey, TO, length. */
+    public SendWorkRequest sge(int index, int stag, long to, int size) {
+        lkey[index] = stag;
+        address[index] = to;
+        length[index] = size;
+        sgeCount = index + 1;
+        return this;
+    }
+
+    /** Uses no elements (a zero-length message). */
+    public SendWorkRequest noSge() {
+        sgeCount = 0;
+        return this;
+    }
+
+    /**
+     * Bind a type 2 window: {@code size} octets at {@code offset} into {@code region}, seen by the peer from TO
+     * {@code to} with {@code rights} (REMOTE_READ, REMOTE_WRITE). Sets the opcode.
+     */
+    public SendWorkRequest bind(MemoryWindow mw, MemoryRegion region, long offset, long size, long to,
+            Set<Access> rights) {
+        this.opcode = WorkOpcode.BIND_MEMORY_WINDOW;
+        this.window = mw;
+        this.bindRegion = region;
+        this.bindOffset = offset;
+        this.bindLength = size;
+        this.bindTo = to;
+        this.bindRights = Access.mask(rights);
+        return this;
+    }
+
+    /** Number of elements in use. */
+    public int sgeCount() {
+        return sgeCount;
+    }
+
+    void copyTo(SendWork work) {
+        work.wrId = wrId;
+        work.opcode = opcode;
+        work.signaled = signaled;
+        work.remoteStag = remoteStag;
+        work.remoteTo = remoteTo;
+        work.localStag = localStag;
+        work.sgeCount = sgeCount;
+        System.arraycopy(lkey, 0, work.lkey, 0, sgeCount);
+        System.arraycopy(address, 0, work.address, 0, sgeCount);
+        System.arraycopy(length, 0, work.length, 0, sgeCount);
+        work.context = opcode == WorkOpcode.BIND_MEMORY_WINDOW ? bindRequest() : null;
+    }
+
+    private BindRequest bindRequest() {
+        return new BindRequest(window, bindRegion, bindOffset, bindLength, bindTo, bindRights);
+    }
+
+    /** What a bind work request carries to the owner thread. */
+    record BindRequest(MemoryWindow window, MemoryRegion region, long offset, long length, long to, int rights) {
+    }
+}

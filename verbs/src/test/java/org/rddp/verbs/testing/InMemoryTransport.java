@@ -1,0 +1,52 @@
+package org.rddp.verbs.testing;
+
+import java.net.SocketAddress;
+import java.util.concurrent.atomic.AtomicInteger;
+
+
+/** The in-memory LLP as a {@link TransportFixture}. */
+public final class InMemoryTransport implements TransportFixture {
+    private static final AtomicInteger ADDRESSES = new AtomicInteger();
+
+    private final InMemoryConnectionManager initiator;
+    private final InMemoryConnectionManager responder;
+    private final int mulpdu;
+
+    /** Two managers on two owner threads, streams of {@code mulpdu} with {@code capacity} segments in flight. */
+    public InMemoryTransport(int mulpdu, int capacity) {
+        this.mulpdu = mulpdu;
+        this.initiator = new InMemoryConnectionManager("initiator-loop", mulpdu, capacity);
+        this.responder = new InMemoryConnectionManager("responder-loop", mulpdu, capacity);
+    }
+
+    @Override
+    public InMemoryConnectionManager initiator() {
+        return initiator;
+    }
+
+    @Override
+    public InMemoryConnectionManager responder() {
+        return responder;
+    }
+
+    @Override
+    public SocketAddress nextAddress() {
+        return new InMemoryConnectionManager.Address("listener-" + ADDRESSES.incrementAndGet());
+    }
+
+    @Override
+    public int mulpdu() {
+        return mulpdu;
+    }
+
+    @Override
+    public void close() {
+        RuntimeException failure = initiator.loop().failure() != null ? initiator.loop().failure()
+                : responder.loop().failure();
+        initiator.close();
+        responder.close();
+        if (failure != null) {
+            throw new AssertionError("a task on an owner thread threw", failure);
+        }
+    }
+}
