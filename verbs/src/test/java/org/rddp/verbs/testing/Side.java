@@ -68,6 +68,23 @@ public final class Side {
         assertThat(PostStatus.name(qp.postReceive(receive))).isEqualTo("OK");
     }
 
+    /** Posts a receive from raw values (an lkey that may be bogus). */
+    void postReceiveRaw(int lkey, long to, int length, long wrId) {
+        receive.wrId(wrId).sge(0, lkey, to, length);
+        assertThat(PostStatus.name(qp.postReceive(receive))).isEqualTo("OK");
+    }
+
+    /**
+     * Asserts that no completion is queued once {@code loop}, this side's owner thread, has run everything
+     * handed to it so far: nothing is left that could still complete.
+     */
+    void assertNoCompletionOnceQuiet(org.rddp.llp.EventLoop loop) throws Exception {
+        java.util.concurrent.CompletableFuture<Void> barrier = new java.util.concurrent.CompletableFuture<>();
+        loop.execute(() -> barrier.complete(null));
+        barrier.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        assertNoCompletion();
+    }
+
     /** Posts a send-queue request and checks it was taken. */
     void post(SendWorkRequest request) {
         assertThat(PostStatus.name(qp.postSend(request))).as("%s post on %s, events %s", name, qp, events)
