@@ -46,6 +46,7 @@ public final class EventLoop implements Executor, AutoCloseable {
         return failure.get();
     }
 
+    @SuppressWarnings("checkstyle:IllegalCatch") // a task's bug is recorded, not allowed to kill the loop
     private void run() {
         while (running || !tasks.isEmpty()) {
             Runnable task = tasks.poll();

@@ -76,7 +76,7 @@ public final class SendWorkRequest {
         return this;
     }
 
-    /** Sets element {@code index} to {@code size} octets at {@code offset} into {@code region}; uses the first {@code index + 1} elements. */
+    /** Sets element {@code index} to {@code size} octets at {@code offset} into {@code region}. */
     public SendWorkRequest sge(int index, MemoryRegion region, long offset, int size) {
         return sge(index, region.lkey(), region.iova() + offset, size);
     }

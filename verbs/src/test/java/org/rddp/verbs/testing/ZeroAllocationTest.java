@@ -1,0 +1,49 @@
+package org.rddp.verbs.testing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.lang.management.ManagementFactory;
+import org.junit.jupiter.api.Test;
+import org.rddp.engine.WcStatus;
+import org.rddp.verbs.PostStatus;
+import org.rddp.verbs.SendWorkRequest;
+import org.rddp.verbs.WorkCompletion;
+
+/**
+ * Posting a work request and polling its completion allocate nothing in steady state: the consumer's thread
+ * is measured with the JVM's per-thread allocation counter (bytes, not time).
+ */
+class ZeroAllocationTest {
+
+    @Test
+    void postAndPollAllocateNothing() throws Exception {
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        try (WriteLoop loop = WriteLoop.connect(64)) {
+            SendWorkRequest write = loop.write();
+            WorkCompletion completion = new WorkCompletion();
+            long[] failures = new long[1];
+            Runnable cycle = () -> {
+                if (loop.queuePair().postSend(write) != PostStatus.OK) {
+                    failures[0]++;
+                    return;
+                }
+                while (!loop.completionQueue().poll(completion)) {
+                    Thread.onSpinWait();
+                }
+                if (completion.status() != WcStatus.SUCCESS) {
+                    failures[0]++;
+                }
+            };
+            for (int i = 0; i < 20_000; i++) {
+                cycle.run(); // warm up: JIT, queue growth
+            }
+            long before = threads.getCurrentThreadAllocatedBytes();
+            for (int i = 0; i < 10_000; i++) {
+                cycle.run();
+            }
+            long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+            assertThat(failures[0]).isZero();
+            assertThat(allocated).as("bytes allocated by 10,000 post/poll cycles").isZero();
+        }
+    }
+}
