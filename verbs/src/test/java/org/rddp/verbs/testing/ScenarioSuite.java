@@ -400,6 +400,104 @@ public abstract class ScenarioSuite {
     }
 
     @Test
+    void zeroLengthWritesAndReadsCheckNoStag() throws Exception {
+        try (Peers peers = new Peers(transport, 8)) {
+            MemoryRegion doorbell = peers.responder.region(8, Access.LOCAL_WRITE);
+            peers.responder.postReceive(doorbell, 0, 8, 1);
+            peers.connect(1, 1);
+            MemoryRegion sink = peers.initiator.region(8, Access.LOCAL_WRITE);
+            // RFC 5041 §5.2 and RFC 5040 §5.2.1: STag and TO of zero-length tagged messages are not checked
+            request.opcode(WorkOpcode.RDMA_WRITE).wrId(2).remote(0xDEAD_BE00, -1L).noSge();
+            peers.initiator.post(request);
+            request.opcode(WorkOpcode.RDMA_READ).wrId(3).remote(0xDEAD_BE00, -1L).sge(0, sink, 0, 0);
+            peers.initiator.post(request);
+            request.opcode(WorkOpcode.SEND).wrId(4).noSge();
+            peers.initiator.post(request);
+            expect(peers.initiator.next(), 2, WcStatus.SUCCESS, WcOpcode.RDMA_WRITE, 0);
+            expect(peers.initiator.next(), 3, WcStatus.SUCCESS, WcOpcode.RDMA_READ, 0);
+            expect(peers.initiator.next(), 4, WcStatus.SUCCESS, WcOpcode.SEND, 0);
+            expect(peers.responder.next(), 1, WcStatus.SUCCESS, WcOpcode.RECV, 0);
+        }
+    }
+
+    @Test
+    void localInvalidateAndRebindRetireOldStags() throws Exception {
+        try (Peers peers = new Peers(transport, 8)) {
+            MemoryRegion backing = peers.responder.region(4096, Access.LOCAL_WRITE, Access.MW_BIND);
+            MemoryRegion doorbell = peers.responder.region(8, Access.LOCAL_WRITE);
+            peers.responder.postReceive(doorbell, 0, 8, 1);
+            peers.connect(1, 1);
+            MemoryWindow window = peers.responder.pd.allocateWindow();
+            request.bind(window, backing, 0, 4096, 0, EnumSet.of(Access.REMOTE_READ)).wrId(10);
+            peers.responder.post(request);
+            expect(peers.responder.next(), 10, WcStatus.SUCCESS, WcOpcode.BIND_MW, 0);
+            int first = window.stag();
+            request.opcode(WorkOpcode.LOCAL_INVALIDATE).wrId(11).localInvalidate(first);
+            peers.responder.post(request);
+            expect(peers.responder.next(), 11, WcStatus.SUCCESS, WcOpcode.LOCAL_INV, 0);
+            assertThat(window.bound()).isFalse();
+            request.bind(window, backing, 0, 4096, 0, EnumSet.of(Access.REMOTE_READ)).wrId(12);
+            peers.responder.post(request);
+            expect(peers.responder.next(), 12, WcStatus.SUCCESS, WcOpcode.BIND_MW, 0);
+            assertThat(window.stag()).as("a new key with every bind").isNotEqualTo(first);
+            assertThat(window.stag() >>> 8).isEqualTo(first >>> 8);
+
+            MemoryRegion sink = peers.initiator.region(64, Access.LOCAL_WRITE);
+            request.opcode(WorkOpcode.RDMA_READ).wrId(13).remote(window.stag(), 0).sge(0, sink, 0, 64);
+            peers.initiator.post(request);
+            expect(peers.initiator.next(), 13, WcStatus.SUCCESS, WcOpcode.RDMA_READ, 64);
+            request.opcode(WorkOpcode.RDMA_READ).wrId(14).remote(first, 0).sge(0, sink, 0, 64);
+            peers.initiator.post(request);
+            WorkCompletion stale = peers.initiator.next();
+            assertThat(stale.status()).isEqualTo(WcStatus.REM_ACCESS_ERR);
+            assertThat(peers.initiator.await(QpEvent.TERMINATE_RECEIVED).terminate().cause())
+                    .contains(RdmapError.REMOTE_PROTECTION_INVALID_STAG);
+        }
+    }
+
+    @Test
+    void aDeregisteredRegionIsOutOfReach() throws Exception {
+        try (Peers peers = new Peers(transport, 8)) {
+            MemoryRegion target = peers.responder.region(4096, Access.LOCAL_WRITE, Access.REMOTE_WRITE);
+            peers.connect(1, 1);
+            int rkey = target.rkey();
+            target.deregister();
+            MemoryRegion source = peers.initiator.region(64);
+            request.opcode(WorkOpcode.RDMA_WRITE).wrId(1).remote(rkey, 0).sge(0, source, 0, 64);
+            peers.initiator.post(request);
+            assertThat(peers.initiator.await(QpEvent.TERMINATE_RECEIVED).terminate().cause())
+                    .contains(DdpError.TAGGED_INVALID_STAG);
+        }
+    }
+
+    @Test
+    void sendWithSolicitedEventAndInvalidateDoesBoth() throws Exception {
+        try (Peers peers = new Peers(transport, 8)) {
+            MemoryRegion backing = peers.responder.region(4096, Access.LOCAL_WRITE, Access.MW_BIND);
+            MemoryRegion sink = peers.responder.region(64, Access.LOCAL_WRITE);
+            peers.responder.postReceive(sink, 0, 64, 1);
+            peers.connect(1, 1);
+            MemoryWindow window = peers.responder.pd.allocateWindow();
+            request.bind(window, backing, 0, 4096, 0, EnumSet.of(Access.REMOTE_WRITE)).wrId(2);
+            peers.responder.post(request);
+            expect(peers.responder.next(), 2, WcStatus.SUCCESS, WcOpcode.BIND_MW, 0);
+            peers.responder.cq.requestNotification(true);
+            MemoryRegion source = peers.initiator.region(64);
+            fill(source, 64, 12);
+            request.opcode(WorkOpcode.SEND_WITH_SE_AND_INVALIDATE).wrId(3).invalidate(window.stag())
+                    .sge(0, source, 0, 64);
+            peers.initiator.post(request);
+            assertThat(peers.responder.cq.awaitNotification(Side.TIMEOUT)).isTrue();
+            WorkCompletion received = peers.responder.next();
+            expect(received, 1, WcStatus.SUCCESS, WcOpcode.RECV, 64);
+            assertThat(received.solicited()).isTrue();
+            assertThat(received.invalidatedStag()).isEqualTo(window.stag());
+            assertThat(window.bound()).isFalse();
+            assertSame(source, sink, 64);
+        }
+    }
+
+    @Test
     void disconnectFlushesReceivesOnBothSides() throws Exception {
         try (Peers peers = new Peers(transport, 8)) {
             MemoryRegion sink = peers.responder.region(64, Access.LOCAL_WRITE);
