@@ -164,7 +164,7 @@ public final class RdmapEngine implements LlpSink {
             SendWork rtr = rtrWork;
             rtr.reset();
             rtr.internal = true;
-            rtr.sgeCount = 0;
+            rtr.sges.count = 0;
             rtr.remoteStag = 1; // a zero-length Write's STag is not checked; STag 0 may be special to some RNICs
             rtr.remoteTo = 0;
             rtr.opcode = switch (parameters.rtrToSend()) {
@@ -246,14 +246,14 @@ public final class RdmapEngine implements LlpSink {
         int sinkStag = 0;
         long sinkTo = 0;
         if (!work.internal) {
-            if (work.sgeCount != 1) {
+            if (work.sges.count != 1) {
                 // RFC 5040 §4.4: one Read Request names one sink buffer
                 localError(work, WcStatus.LOC_QP_OP_ERR, "an RDMA Read takes exactly one sink element");
                 return false;
             }
-            size = work.length[0];
-            sinkStag = work.lkey[0];
-            sinkTo = work.address[0];
+            size = work.sges.length[0];
+            sinkStag = work.sges.lkey[0];
+            sinkTo = work.sges.address[0];
             int check = memory.resolve(sinkStag, sinkTo, Integer.toUnsignedLong(size), StagResolver.LOCAL_WRITE,
                     target);
             if (check != StagResolver.OK) {
@@ -275,7 +275,7 @@ public final class RdmapEngine implements LlpSink {
     }
 
     private boolean transmitMessage(SendWork work) {
-        long total = work.totalLength();
+        long total = work.sges.totalLength();
         if (total > MAX_MESSAGE) {
             localError(work, WcStatus.LOC_LEN_ERR, "message of " + total + " octets exceeds 2^32 - 1");
             return false;
@@ -319,16 +319,16 @@ public final class RdmapEngine implements LlpSink {
         }
         int element = 0;
         long offset = position;
-        while (offset >= Integer.toUnsignedLong(work.length[element])) {
-            offset -= Integer.toUnsignedLong(work.length[element]);
+        while (offset >= Integer.toUnsignedLong(work.sges.length[element])) {
+            offset -= Integer.toUnsignedLong(work.sges.length[element]);
             element++;
         }
-        if (offset + count <= Integer.toUnsignedLong(work.length[element])) {
+        if (offset + count <= Integer.toUnsignedLong(work.sges.length[element])) {
             return resolveLocal(work, element, offset, count, target);
         }
         int copied = 0;
         while (copied < count) {
-            int take = (int) Math.min(count - copied, Integer.toUnsignedLong(work.length[element]) - offset);
+            int take = (int) Math.min(count - copied, Integer.toUnsignedLong(work.sges.length[element]) - offset);
             if (!resolveLocal(work, element, offset, take, piece)) {
                 return false;
             }
@@ -342,10 +342,10 @@ public final class RdmapEngine implements LlpSink {
     }
 
     private boolean resolveLocal(SendWork work, int element, long offset, int count, PlacementTarget into) {
-        int check = memory.resolve(work.lkey[element], work.address[element] + offset, count,
+        int check = memory.resolve(work.sges.lkey[element], work.sges.address[element] + offset, count,
                 StagResolver.LOCAL_READ, into);
         if (check != StagResolver.OK) {
-            localError(work, WcStatus.LOC_PROT_ERR, "lkey " + hex(work.lkey[element]) + ": " + name(check));
+            localError(work, WcStatus.LOC_PROT_ERR, "lkey " + hex(work.sges.lkey[element]) + ": " + name(check));
             return false;
         }
         return true;
@@ -448,10 +448,10 @@ public final class RdmapEngine implements LlpSink {
                     == StagResolver.OK;
         }
         SendWork read = readsOutstanding.peekFirst();
-        if (read == null || segment.stag() != read.lkey[0]) {
+        if (read == null || segment.stag() != read.sges.lkey[0]) {
             return false;
         }
-        long start = segment.to() - read.address[0];
+        long start = segment.to() - read.sges.address[0];
         if (Long.compareUnsigned(start, read.byteLength) >= 0 || length > read.byteLength - start) {
             return false;
         }
@@ -542,12 +542,12 @@ public final class RdmapEngine implements LlpSink {
         }
         int length = rx.payloadLength();
         if (length > 0 && !read.internal) {
-            if (rx.stag() != read.lkey[0]) {
+            if (rx.stag() != read.sges.lkey[0]) {
                 protocolError(DdpError.TAGGED_INVALID_STAG, true, null, "Read Response to " + hex(rx.stag())
-                        + ", the request named " + hex(read.lkey[0]));
+                        + ", the request named " + hex(read.sges.lkey[0]));
                 return;
             }
-            long expectedTo = read.address[0] + responseReceived;
+            long expectedTo = read.sges.address[0] + responseReceived;
             if (rx.to() != expectedTo || length > read.byteLength - responseReceived) {
                 protocolError(DdpError.TAGGED_BASE_OR_BOUNDS, true, null, "Read Response outside the sink buffer");
                 return;
@@ -595,12 +595,12 @@ public final class RdmapEngine implements LlpSink {
             protocolError(DdpError.UNTAGGED_INVALID_MO, true, null, "MO " + mo + ", " + received + " received");
             return;
         }
-        if (mo + length > receiving.totalLength()) {
+        if (mo + length > receiving.sges.totalLength()) {
             ReceiveWork work = receiving;
             receiving = null;
             queues.receiveCompleted(work, WcStatus.LOC_LEN_ERR, mo + length, opcode, 0);
             protocolError(DdpError.UNTAGGED_MESSAGE_TOO_LONG, true, null, "Send of at least " + (mo + length)
-                    + " octets into a " + work.totalLength() + "-octet receive");
+                    + " octets into a " + work.sges.totalLength() + "-octet receive");
             return;
         }
         if (!scatter(mo, length, opcode)) {
@@ -634,20 +634,20 @@ public final class RdmapEngine implements LlpSink {
         long offset = mo;
         int placed = 0;
         while (placed < length) {
-            long size = Integer.toUnsignedLong(work.length[element]);
+            long size = Integer.toUnsignedLong(work.sges.length[element]);
             if (offset >= size) {
                 offset -= size;
                 element++;
                 continue;
             }
             int take = (int) Math.min(length - placed, size - offset);
-            int check = memory.resolve(work.lkey[element], work.address[element] + offset, take,
+            int check = memory.resolve(work.sges.lkey[element], work.sges.address[element] + offset, take,
                     StagResolver.LOCAL_WRITE, target);
             if (check != StagResolver.OK) {
                 receiving = null;
                 queues.receiveCompleted(work, WcStatus.LOC_PROT_ERR, 0, opcode, 0);
                 protocolError(RdmapError.LOCAL_CATASTROPHIC, false, null,
-                        "receive lkey " + hex(work.lkey[element]) + ": " + name(check));
+                        "receive lkey " + hex(work.sges.lkey[element]) + ": " + name(check));
                 return false;
             }
             if (!copy(rx.buffer(), rx.payloadOffset() + placed, take)) {

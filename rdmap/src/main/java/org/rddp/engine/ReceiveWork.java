@@ -7,28 +7,11 @@ package org.rddp.engine;
 public final class ReceiveWork {
     /** The consumer's identifier, returned in the completion. */
     public long wrId;
-    /** Number of scatter/gather elements used. */
-    public int sgeCount;
-    /** The elements' lkeys. */
-    public final int[] lkey;
-    /** The elements' TOs. */
-    public final long[] address;
-    /** The elements' lengths, unsigned. */
-    public final int[] length;
+    /** The scatter/gather elements the message is placed into. */
+    public final SgeList sges;
 
     /** A slot with room for {@code maxSge} elements. */
     public ReceiveWork(int maxSge) {
-        lkey = new int[maxSge];
-        address = new long[maxSge];
-        length = new int[maxSge];
-    }
-
-    /** Total octets of the elements. */
-    public long totalLength() {
-        long total = 0;
-        for (int i = 0; i < sgeCount; i++) {
-            total += Integer.toUnsignedLong(length[i]);
-        }
-        return total;
+        sges = new SgeList(maxSge);
     }
 }

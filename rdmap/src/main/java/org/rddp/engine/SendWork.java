@@ -17,14 +17,8 @@ public final class SendWork {
     public long remoteTo;
     /** Local invalidate: the STag to invalidate. */
     public int localStag;
-    /** Number of scatter/gather elements used. */
-    public int sgeCount;
-    /** The elements' lkeys. */
-    public final int[] lkey;
-    /** The elements' TOs (addresses in the region). */
-    public final long[] address;
-    /** The elements' lengths, unsigned. */
-    public final int[] length;
+    /** The scatter/gather elements: the source of a Send or Write, the sink of a Read. */
+    public final SgeList sges;
     /** Operation-specific context for local operations (the window and region of a bind). */
     public Object context;
 
@@ -37,18 +31,7 @@ public final class SendWork {
 
     /** A slot with room for {@code maxSge} elements. */
     public SendWork(int maxSge) {
-        lkey = new int[maxSge];
-        address = new long[maxSge];
-        length = new int[maxSge];
-    }
-
-    /** Total octets of the elements. */
-    public long totalLength() {
-        long total = 0;
-        for (int i = 0; i < sgeCount; i++) {
-            total += Integer.toUnsignedLong(length[i]);
-        }
-        return total;
+        sges = new SgeList(maxSge);
     }
 
     void reset() {

@@ -1,20 +1,16 @@
 package org.rddp.verbs;
 
 import org.rddp.engine.ReceiveWork;
+import org.rddp.engine.SgeList;
 
 /** A receive work request ({@code ibv_recv_wr}): reusable and owned by the caller; posting copies it. */
 public final class ReceiveWorkRequest {
     private long wrId;
-    private int sgeCount;
-    private final int[] lkey;
-    private final long[] address;
-    private final int[] length;
+    private final SgeList sges;
 
     /** A request with room for {@code maxSge} scatter/gather elements. */
     public ReceiveWorkRequest(int maxSge) {
-        lkey = new int[maxSge];
-        address = new long[maxSge];
-        length = new int[maxSge];
+        sges = new SgeList(maxSge);
     }
 
     /** Sets the identifier returned in the completion. */
@@ -30,29 +26,23 @@ public final class ReceiveWorkRequest {
 
     /** Sets element {@code index} from raw values: lkey, TO, length; uses the first {@code index + 1}. */
     public ReceiveWorkRequest sge(int index, int stag, long to, int size) {
-        lkey[index] = stag;
-        address[index] = to;
-        length[index] = size;
-        sgeCount = index + 1;
+        sges.set(index, stag, to, size);
         return this;
     }
 
     /** Uses no elements: takes only zero-length Sends. */
     public ReceiveWorkRequest noSge() {
-        sgeCount = 0;
+        sges.count = 0;
         return this;
     }
 
     /** Number of elements in use. */
     public int sgeCount() {
-        return sgeCount;
+        return sges.count;
     }
 
     void copyTo(ReceiveWork work) {
         work.wrId = wrId;
-        work.sgeCount = sgeCount;
-        System.arraycopy(lkey, 0, work.lkey, 0, sgeCount);
-        System.arraycopy(address, 0, work.address, 0, sgeCount);
-        System.arraycopy(length, 0, work.length, 0, sgeCount);
+        work.sges.copyFrom(sges);
     }
 }

@@ -3,6 +3,7 @@ package org.rddp.verbs;
 import java.util.Objects;
 import java.util.Set;
 import org.rddp.engine.SendWork;
+import org.rddp.engine.SgeList;
 import org.rddp.engine.WorkOpcode;
 
 /**
@@ -21,10 +22,7 @@ public final class SendWorkRequest {
     private int remoteStag;
     private long remoteTo;
     private int localStag;
-    private int sgeCount;
-    private final int[] lkey;
-    private final long[] address;
-    private final int[] length;
+    private final SgeList sges;
     private MemoryWindow window;
     private MemoryRegion bindRegion;
     private long bindOffset;
@@ -34,9 +32,7 @@ public final class SendWorkRequest {
 
     /** A request with room for {@code maxSge} scatter/gather elements. */
     public SendWorkRequest(int maxSge) {
-        lkey = new int[maxSge];
-        address = new long[maxSge];
-        length = new int[maxSge];
+        sges = new SgeList(maxSge);
     }
 
     /** Sets the identifier returned in the completion. */
@@ -83,16 +79,13 @@ public final class SendWorkRequest {
 
     /** Sets element {@code index} from raw values: lkey, TO, length. */
     public SendWorkRequest sge(int index, int stag, long to, int size) {
-        lkey[index] = stag;
-        address[index] = to;
-        length[index] = size;
-        sgeCount = index + 1;
+        sges.set(index, stag, to, size);
         return this;
     }
 
     /** Uses no elements (a zero-length message). */
     public SendWorkRequest noSge() {
-        sgeCount = 0;
+        sges.count = 0;
         return this;
     }
 
@@ -114,7 +107,7 @@ public final class SendWorkRequest {
 
     /** Number of elements in use. */
     public int sgeCount() {
-        return sgeCount;
+        return sges.count;
     }
 
     void copyTo(SendWork work) {
@@ -124,10 +117,7 @@ public final class SendWorkRequest {
         work.remoteStag = remoteStag;
         work.remoteTo = remoteTo;
         work.localStag = localStag;
-        work.sgeCount = sgeCount;
-        System.arraycopy(lkey, 0, work.lkey, 0, sgeCount);
-        System.arraycopy(address, 0, work.address, 0, sgeCount);
-        System.arraycopy(length, 0, work.length, 0, sgeCount);
+        work.sges.copyFrom(sges);
         work.context = opcode == WorkOpcode.BIND_MEMORY_WINDOW ? bindRequest() : null;
     }
 
