@@ -1,4 +1,9 @@
-/** The RFC 5043 lower layer over SCTP (usrsctp and kernel SCTP); built by the SCTP adaptation issue. */
+/**
+ * DDP over SCTP (RFC 5043, with the enhanced session control of RFC 6581 §7) as an LLP for the engine, over an
+ * SCTP socket interface with a user-space backend (usrsctp through java.lang.foreign).
+ */
 module org.rddp.transport.sctp {
-    requires org.rddp.rdmap;
+    requires transitive org.rddp.verbs;
+
+    exports org.rddp.transport.sctp;
 }

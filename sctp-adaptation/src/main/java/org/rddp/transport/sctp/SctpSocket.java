@@ -1,0 +1,82 @@
+package org.rddp.transport.sctp;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * One SCTP association as a one-to-one socket (RFC 6458 style), as small as the adaptation needs. Non-blocking:
+ * {@link #send} and {@link #receive} return {@link #WOULD_BLOCK} rather than wait, and the socket calls its
+ * ready hook when it may have become readable or writable. Used from one owner thread, except {@link #close}.
+ */
+public interface SctpSocket extends AutoCloseable {
+    /** Nothing could be done now; the ready hook fires when it may be. */
+    int WOULD_BLOCK = -1;
+
+    /** Installs the hook the backend calls, on any thread and quickly, when the socket may be ready. */
+    void onReady(Runnable hook);
+
+    /**
+     * Sends {@code length} octets at {@code offset} of {@code data} (native memory) as one user message.
+     *
+     * @param unordered the DATA chunk's U bit
+     * @param ppid      the payload protocol identifier, as a number (the backend puts it in network order)
+     * @return {@code length}, or {@link #WOULD_BLOCK}
+     * @throws IOException if the association is gone
+     */
+    int send(MemorySegment data, long offset, int length, int streamId, int ppid, boolean unordered)
+            throws IOException;
+
+    /**
+     * Receives one whole message or notification into {@code buffer} (native memory) and describes it in
+     * {@code into}.
+     *
+     * @return the octets received, or {@link #WOULD_BLOCK}
+     * @throws IOException if the association is gone
+     */
+    int receive(MemorySegment buffer, ReceivedMessage into) throws IOException;
+
+    /** Outbound streams of the association (equal to the inbound ones on a DDP association, RFC 5043 §8). */
+    int streams();
+
+    /** The largest user message that avoids SCTP and IP fragmentation on the current path. */
+    int maxMessage();
+
+    /** Closes gracefully (SHUTDOWN) and frees the socket. Any thread. */
+    @Override
+    void close();
+
+    /** Aborts the association (ABORT) and frees the socket. Any thread. */
+    void abort();
+
+    /** What {@link #receive} got. */
+    final class ReceivedMessage {
+        /** A data message. */
+        public static final int DATA = 0;
+        /** The peer's Adaptation Layer Indication; {@link #value} holds it. */
+        public static final int ADAPTATION = 1;
+        /** The association went down (lost, or shut down by the peer). */
+        public static final int ASSOCIATION_DOWN = 2;
+        /** The peer started a graceful shutdown. */
+        public static final int SHUTDOWN = 3;
+        /** Any other notification. */
+        public static final int OTHER = 4;
+
+        /** One of the constants above. */
+        public int kind;
+        /** Data: the SCTP stream. */
+        public int streamId;
+        /** Data: the PPID, as a number. */
+        public int ppid;
+        /** Data: the U bit was set. */
+        public boolean unordered;
+        /** Data: the whole message fit (MSG_EOR). */
+        public boolean complete;
+        /** {@link #ADAPTATION}: the indication. */
+        public int value;
+
+        /** An empty description, filled by {@link SctpSocket#receive}. */
+        public ReceivedMessage() {
+            // filled by receive
+        }
+    }
+}

@@ -1,0 +1,183 @@
+package org.rddp.transport.sctp.usrsctp;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
+import java.lang.foreign.SymbolLookup;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.VarHandle;
+import java.net.Inet4Address;
+import java.net.InetSocketAddress;
+import java.nio.ByteOrder;
+
+/**
+ * The parts of Debian's libusrsctp2 (usrsctp 0.9.5) the backend calls, through {@code java.lang.foreign}, with
+ * usrsctp's own constants and struct layouts: they differ from Linux's ({@code SCTP_ADAPTATION_LAYER} is 8
+ * here and 7 in Linux; {@code sctp_udpencaps} puts the address first). Offsets are those of
+ * {@code /usr/include/usrsctp.h} on x86-64 and arm64 Linux.
+ */
+@SuppressWarnings("restricted") // native access is the point of this class; enable it for org.rddp.transport.sctp
+final class Usrsctp {
+    static final int AF_INET = 2;
+    static final int SOCK_STREAM = 1;
+    static final int IPPROTO_SCTP = 132;
+    static final int SOL_SOCKET = 1;
+    static final int SO_SNDBUF = 7;
+    static final int SO_RCVBUF = 8;
+    static final int SHUT_WR = 1;
+
+    static final int SCTP_INITMSG = 0x03;
+    static final int SCTP_NODELAY = 0x04;
+    static final int SCTP_ADAPTATION_LAYER = 0x08;
+    static final int SCTP_PEER_ADDR_PARAMS = 0x0a;
+    static final int SCTP_EVENT = 0x1e;
+    static final int SCTP_RECVRCVINFO = 0x1f;
+    static final int SCTP_REMOTE_UDP_ENCAPS_PORT = 0x24;
+
+    static final int SCTP_SENDV_SNDINFO = 1;
+    static final int SCTP_RECVV_RCVINFO = 1;
+    static final int SCTP_UNORDERED = 0x0400;
+    static final int MSG_NOTIFICATION = 0x2000;
+    static final int MSG_EOR = 0x80;
+    static final int SPP_PMTUD_DISABLE = 0x10;
+
+    static final int SCTP_ASSOC_CHANGE = 0x0001;
+    static final int SCTP_SHUTDOWN_EVENT = 0x0005;
+    static final int SCTP_ADAPTATION_INDICATION = 0x0006;
+    static final int SCTP_COMM_LOST = 0x0002;
+    static final int SCTP_SHUTDOWN_COMP = 0x0004;
+    static final int SCTP_CANT_STR_ASSOC = 0x0005;
+    static final int SCTP_EVENT_READ = 0x0001;
+    static final int SCTP_EVENT_WRITE = 0x0002;
+
+    static final int EAGAIN = 11;
+    static final int EINPROGRESS = 115;
+
+    /** sockaddr_in: family (host order), port (network order), address, padding. */
+    static final long SOCKADDR_IN_SIZE = 16;
+    /** sockaddr_storage. */
+    static final long SOCKADDR_STORAGE_SIZE = 128;
+    /** sctp_sndinfo: sid, flags, ppid (network order), context, assoc id. */
+    static final long SNDINFO_SIZE = 16;
+    /** sctp_rcvinfo: sid, ssn, flags, 2 padding octets, ppid, tsn, cumtsn, context, assoc id. */
+    static final long RCVINFO_SIZE = 28;
+    static final long RCVINFO_SID = 0;
+    static final long RCVINFO_FLAGS = 4;
+    static final long RCVINFO_PPID = 8;
+    /** sctp_udpencaps: sockaddr_storage, then assoc id, then port (network order), padded. */
+    static final long UDPENCAPS_SIZE = 136;
+    /** sctp_paddrparams: sockaddr_storage, assoc id, hbinterval, pathmtu, flags, flowlabel, pathmaxrxt, dscp. */
+    static final long PADDRPARAMS_SIZE = 152;
+
+    static final ValueLayout.OfShort U16_BE = JAVA_SHORT.withOrder(ByteOrder.BIG_ENDIAN);
+    static final ValueLayout.OfInt U32_BE = JAVA_INT.withOrder(ByteOrder.BIG_ENDIAN);
+
+    private static final Linker LINKER = Linker.nativeLinker();
+    private static final StructLayout CAPTURE = Linker.Option.captureStateLayout();
+    private static final VarHandle ERRNO = CAPTURE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
+    private static final Linker.Option ERRNO_OPTION = Linker.Option.captureCallState("errno");
+    private static final SymbolLookup LIBRARY;
+    private static final String LOAD_FAILURE;
+
+    static {
+        SymbolLookup lookup = null;
+        String failure = null;
+        try {
+            lookup = SymbolLookup.libraryLookup("libusrsctp.so.2", Arena.global());
+        } catch (IllegalArgumentException e) {
+            failure = "usrsctp is not installed (libusrsctp.so.2 not found): apt-get install libusrsctp2";
+        }
+        LIBRARY = lookup;
+        LOAD_FAILURE = failure;
+    }
+
+    static final MethodHandle INIT = handle("usrsctp_init", FunctionDescriptor.ofVoid(JAVA_SHORT, ADDRESS, ADDRESS),
+            false);
+    static final MethodHandle FINISH = handle("usrsctp_finish", FunctionDescriptor.of(JAVA_INT), false);
+    static final MethodHandle SOCKET = handle("usrsctp_socket", FunctionDescriptor.of(ADDRESS, JAVA_INT, JAVA_INT,
+            JAVA_INT, ADDRESS, ADDRESS, JAVA_INT, ADDRESS), true);
+    static final MethodHandle SETSOCKOPT = handle("usrsctp_setsockopt", FunctionDescriptor.of(JAVA_INT, ADDRESS,
+            JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT), true);
+    static final MethodHandle BIND = handle("usrsctp_bind", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS,
+            JAVA_INT), true);
+    static final MethodHandle LISTEN = handle("usrsctp_listen", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT),
+            true);
+    static final MethodHandle ACCEPT = handle("usrsctp_accept", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS,
+            ADDRESS), true);
+    static final MethodHandle CONNECT = handle("usrsctp_connect", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS,
+            JAVA_INT), true);
+    static final MethodHandle SENDV = handle("usrsctp_sendv", FunctionDescriptor.of(JAVA_LONG, ADDRESS, ADDRESS,
+            JAVA_LONG, ADDRESS, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, JAVA_INT), true);
+    static final MethodHandle RECVV = handle("usrsctp_recvv", FunctionDescriptor.of(JAVA_LONG, ADDRESS, ADDRESS,
+            JAVA_LONG, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS), true);
+    static final MethodHandle CLOSE = handle("usrsctp_close", FunctionDescriptor.ofVoid(ADDRESS), false);
+    static final MethodHandle SHUTDOWN = handle("usrsctp_shutdown", FunctionDescriptor.of(JAVA_INT, ADDRESS,
+            JAVA_INT), true);
+    static final MethodHandle SET_NON_BLOCKING = handle("usrsctp_set_non_blocking", FunctionDescriptor.of(JAVA_INT,
+            ADDRESS, JAVA_INT), false);
+    static final MethodHandle SET_UPCALL = handle("usrsctp_set_upcall", FunctionDescriptor.of(JAVA_INT, ADDRESS,
+            ADDRESS, ADDRESS), false);
+    static final MethodHandle GET_EVENTS = handle("usrsctp_get_events", FunctionDescriptor.of(JAVA_INT, ADDRESS),
+            false);
+
+    private Usrsctp() {
+    }
+
+    /** Why usrsctp cannot be used, or null if it can. */
+    static String unavailable() {
+        return LOAD_FAILURE;
+    }
+
+    private static MethodHandle handle(String name, FunctionDescriptor descriptor, boolean errno) {
+        if (LIBRARY == null) {
+            return null;
+        }
+        MemorySegment symbol = LIBRARY.find(name)
+                .orElseThrow(() -> new IllegalStateException("libusrsctp.so.2 lacks " + name));
+        return errno ? LINKER.downcallHandle(symbol, descriptor, ERRNO_OPTION) : LINKER.downcallHandle(symbol,
+                descriptor);
+    }
+
+    /** A segment to pass as the captured call state of calls made with errno capture. */
+    static MemorySegment captureState(Arena arena) {
+        return arena.allocate(CAPTURE);
+    }
+
+    /** errno as the last call with {@code state} left it. */
+    static int errno(MemorySegment state) {
+        return (int) ERRNO.get(state, 0L);
+    }
+
+    /** Writes a sockaddr_in for an IPv4 socket address. */
+    static MemorySegment sockaddr(Arena arena, InetSocketAddress address) {
+        if (!(address.getAddress() instanceof Inet4Address v4)) {
+            throw new IllegalArgumentException("the usrsctp backend speaks IPv4 here, not " + address);
+        }
+        MemorySegment sockaddr = arena.allocate(SOCKADDR_IN_SIZE);
+        sockaddr.set(JAVA_SHORT, 0, (short) AF_INET);
+        sockaddr.set(U16_BE, 2, (short) address.getPort());
+        MemorySegment.copy(MemorySegment.ofArray(v4.getAddress()), 0, sockaddr, 4, 4);
+        return sockaddr;
+    }
+
+    /** The port of a sockaddr_in. */
+    static int port(MemorySegment sockaddr) {
+        return sockaddr.get(U16_BE, 2) & 0xFFFF;
+    }
+
+    /** An int option value. */
+    static MemorySegment intValue(Arena arena, int value) {
+        MemorySegment segment = arena.allocate(JAVA_INT);
+        segment.set(JAVA_INT, 0, value);
+        return segment;
+    }
+}

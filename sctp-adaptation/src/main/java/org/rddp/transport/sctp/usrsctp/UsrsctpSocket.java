@@ -1,0 +1,240 @@
+package org.rddp.transport.sctp.usrsctp;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import org.rddp.transport.sctp.SctpSocket;
+
+/**
+ * An association on usrsctp: a one-to-one socket, non-blocking once established, with an upcall that fires
+ * the ready hook. The upcall runs on usrsctp's own threads: it only hands off (an exception escaping it would
+ * kill the JVM, so it catches everything).
+ */
+@SuppressWarnings({"checkstyle:IllegalCatch", "restricted"}) // invokeExact declares Throwable; the upcall stub
+final class UsrsctpSocket implements SctpSocket {
+    private static final AtomicReferenceArray<UsrsctpSocket> REGISTRY = new AtomicReferenceArray<>(1 << 16);
+    private static final MemorySegment UPCALL;
+    private static final int SO_LINGER = 13;
+
+    static {
+        MemorySegment stub = MemorySegment.NULL;
+        if (Usrsctp.unavailable() == null) {
+            try {
+                stub = Linker.nativeLinker().upcallStub(MethodHandles.lookup().findStatic(UsrsctpSocket.class,
+                        "upcall", MethodType.methodType(void.class, MemorySegment.class, MemorySegment.class,
+                                int.class)), FunctionDescriptor.ofVoid(ValueLayout.ADDRESS, ValueLayout.ADDRESS,
+                                JAVA_INT), Arena.global()); // outlives every socket and usrsctp_finish
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+        UPCALL = stub;
+    }
+
+    private final MemorySegment socket;
+    private final int streams;
+    private final int maxMessage;
+    private final int id;
+    private final Arena arena = Arena.ofAuto();
+    private final MemorySegment state = Usrsctp.captureState(arena);
+    private final MemorySegment sndinfo = arena.allocate(Usrsctp.SNDINFO_SIZE);
+    private final MemorySegment rcvinfo = arena.allocate(Usrsctp.RCVINFO_SIZE);
+    private final MemorySegment infolen = arena.allocate(JAVA_INT);
+    private final MemorySegment infotype = arena.allocate(JAVA_INT);
+    private final MemorySegment msgflags = arena.allocate(JAVA_INT);
+    private final MemorySegment from = arena.allocate(Usrsctp.SOCKADDR_STORAGE_SIZE);
+    private final MemorySegment fromlen = arena.allocate(JAVA_INT);
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private volatile Runnable hook = () -> { };
+
+    UsrsctpSocket(MemorySegment socket, int streams, int maxMessage) throws IOException {
+        this.socket = socket;
+        this.streams = streams;
+        this.maxMessage = maxMessage;
+        this.id = register(this);
+        try {
+            int status = (int) Usrsctp.SET_NON_BLOCKING.invokeExact(socket, 1);
+            if (status != 0) {
+                throw new IOException("usrsctp_set_non_blocking failed");
+            }
+            status = (int) Usrsctp.SET_UPCALL.invokeExact(socket, UPCALL, MemorySegment.ofAddress(id));
+            if (status != 0) {
+                throw new IOException("usrsctp_set_upcall failed");
+            }
+        } catch (IOException | RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable e) {
+            throw new IOException(e);
+        }
+    }
+
+    private static int register(UsrsctpSocket socket) {
+        for (int i = 1; i < REGISTRY.length(); i++) {
+            if (REGISTRY.compareAndSet(i, null, socket)) {
+                return i;
+            }
+        }
+        throw new IllegalStateException("more than 65535 usrsctp sockets");
+    }
+
+    @SuppressWarnings("unused") // called from native code
+    private static void upcall(MemorySegment socket, MemorySegment arg, int flags) {
+        try {
+            long id = arg.address();
+            UsrsctpSocket target = id > 0 && id < REGISTRY.length() ? REGISTRY.get((int) id) : null;
+            if (target != null) {
+                target.hook.run();
+            }
+        } catch (Throwable e) {
+            // nothing may escape an upcall: the next send or receive on the socket reports what went wrong
+        }
+    }
+
+    @Override
+    public void onReady(Runnable newHook) {
+        this.hook = newHook;
+        newHook.run(); // whatever arrived before the hook was installed
+    }
+
+    @Override
+    public int send(MemorySegment data, long offset, int length, int streamId, int ppid, boolean unordered)
+            throws IOException {
+        sndinfo.set(JAVA_SHORT, 0, (short) streamId);
+        sndinfo.set(JAVA_SHORT, 2, (short) (unordered ? Usrsctp.SCTP_UNORDERED : 0));
+        sndinfo.set(Usrsctp.U32_BE, 4, ppid); // SCTP does not byte-swap the PPID (RFC 4960 §3.3.1)
+        sndinfo.set(JAVA_INT, 8, 0);
+        sndinfo.set(JAVA_INT, 12, 0);
+        long sent;
+        try {
+            sent = (long) Usrsctp.SENDV.invokeExact(state, socket, data.asSlice(offset, length), (long) length,
+                    MemorySegment.NULL, 0, sndinfo, (int) Usrsctp.SNDINFO_SIZE, Usrsctp.SCTP_SENDV_SNDINFO, 0);
+        } catch (Throwable e) {
+            throw new IOException(e);
+        }
+        if (sent >= 0) {
+            return (int) sent;
+        }
+        int errno = Usrsctp.errno(state);
+        if (errno == Usrsctp.EAGAIN) {
+            return WOULD_BLOCK;
+        }
+        throw new IOException("usrsctp_sendv failed, errno " + errno);
+    }
+
+    @Override
+    public int receive(MemorySegment buffer, ReceivedMessage into) throws IOException {
+        fromlen.set(JAVA_INT, 0, (int) Usrsctp.SOCKADDR_STORAGE_SIZE);
+        infolen.set(JAVA_INT, 0, (int) Usrsctp.RCVINFO_SIZE);
+        infotype.set(JAVA_INT, 0, 0);
+        msgflags.set(JAVA_INT, 0, 0);
+        long received;
+        try {
+            received = (long) Usrsctp.RECVV.invokeExact(state, socket, buffer, buffer.byteSize(), from, fromlen,
+                    rcvinfo, infolen, infotype, msgflags);
+        } catch (Throwable e) {
+            throw new IOException(e);
+        }
+        if (received < 0) {
+            int errno = Usrsctp.errno(state);
+            if (errno == Usrsctp.EAGAIN) {
+                return WOULD_BLOCK;
+            }
+            throw new IOException("usrsctp_recvv failed, errno " + errno);
+        }
+        int flags = msgflags.get(JAVA_INT, 0);
+        if (received == 0 && (flags & Usrsctp.MSG_NOTIFICATION) == 0) {
+            into.kind = ReceivedMessage.ASSOCIATION_DOWN; // end of stream: the association is gone
+            return 0;
+        }
+        into.complete = (flags & Usrsctp.MSG_EOR) != 0;
+        if ((flags & Usrsctp.MSG_NOTIFICATION) != 0) {
+            describeNotification(buffer, (int) received, into);
+            return (int) received;
+        }
+        into.kind = ReceivedMessage.DATA;
+        if (infotype.get(JAVA_INT, 0) == Usrsctp.SCTP_RECVV_RCVINFO) {
+            into.streamId = rcvinfo.get(JAVA_SHORT, Usrsctp.RCVINFO_SID) & 0xFFFF;
+            into.unordered = (rcvinfo.get(JAVA_SHORT, Usrsctp.RCVINFO_FLAGS) & Usrsctp.SCTP_UNORDERED) != 0;
+            into.ppid = rcvinfo.get(Usrsctp.U32_BE, Usrsctp.RCVINFO_PPID);
+        } else {
+            throw new IOException("usrsctp_recvv returned no sctp_rcvinfo (SCTP_RECVRCVINFO is off)");
+        }
+        return (int) received;
+    }
+
+    private static void describeNotification(MemorySegment buffer, int length, ReceivedMessage into) {
+        into.kind = ReceivedMessage.OTHER;
+        if (length < 8) {
+            return;
+        }
+        int type = buffer.get(JAVA_SHORT, 0) & 0xFFFF;
+        if (type == Usrsctp.SCTP_ADAPTATION_INDICATION && length >= 12) {
+            into.kind = ReceivedMessage.ADAPTATION;
+            into.value = buffer.get(JAVA_INT, 8); // host order, unlike the PPID
+        } else if (type == Usrsctp.SCTP_SHUTDOWN_EVENT) {
+            into.kind = ReceivedMessage.SHUTDOWN;
+        } else if (type == Usrsctp.SCTP_ASSOC_CHANGE && length >= 10) {
+            int state = buffer.get(JAVA_SHORT, 8) & 0xFFFF;
+            if (state == Usrsctp.SCTP_COMM_LOST || state == Usrsctp.SCTP_SHUTDOWN_COMP
+                    || state == Usrsctp.SCTP_CANT_STR_ASSOC) {
+                into.kind = ReceivedMessage.ASSOCIATION_DOWN;
+            }
+        }
+    }
+
+    @Override
+    public int streams() {
+        return streams;
+    }
+
+    @Override
+    public int maxMessage() {
+        return maxMessage;
+    }
+
+    @Override
+    public void close() {
+        release(false);
+    }
+
+    @Override
+    public void abort() {
+        release(true);
+    }
+
+    private void release(boolean abortive) {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        hook = () -> { };
+        try {
+            if (abortive) {
+                // SO_LINGER with a zero timeout makes close send ABORT
+                MemorySegment linger = Arena.ofAuto().allocate(JAVA_LONG);
+                linger.set(JAVA_INT, 0, 1);
+                linger.set(JAVA_INT, 4, 0);
+                int status = (int) Usrsctp.SETSOCKOPT.invokeExact(state, socket, Usrsctp.SOL_SOCKET, SO_LINGER,
+                        linger, 8);
+                if (status != 0) {
+                    hook = () -> { }; // no ABORT then: close falls back to a graceful SHUTDOWN
+                }
+            }
+            Usrsctp.CLOSE.invokeExact(socket);
+        } catch (Throwable e) {
+            throw new IllegalStateException("usrsctp_close failed", e);
+        } finally {
+            REGISTRY.compareAndSet(id, this, null);
+        }
+    }
+}

@@ -1,0 +1,309 @@
+package org.rddp.transport.sctp.usrsctp;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.BindException;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketException;
+import org.rddp.transport.sctp.SctpSocket;
+import org.rddp.transport.sctp.SctpStack;
+
+/**
+ * SCTP in user space: Debian's libusrsctp2 through {@code java.lang.foreign}. usrsctp keeps one stack per
+ * process with one UDP port for encapsulation (RFC 6951), so every {@code UsrsctpStack} of a JVM shares it;
+ * {@link #udp()} encapsulates in UDP (unprivileged), {@link #nativeIp()} sends SCTP straight over IP (usrsctp
+ * then needs raw sockets, so root).
+ *
+ * <p>The path MTU is fixed (path MTU discovery off) so that the largest message that avoids fragmentation is
+ * known: RFC 5043 §9 asks the adaptation to advertise exactly that.
+ */
+@SuppressWarnings("checkstyle:IllegalCatch") // MethodHandle.invokeExact declares Throwable
+public final class UsrsctpStack implements SctpStack {
+    /** Path MTU used on every association (loopback and test hosts carry it without IP fragmentation). */
+    public static final int PATH_MTU = 60000;
+    private static final int IP_HEADER = 20;
+    private static final int UDP_HEADER = 8;
+    private static final int SCTP_COMMON_HEADER = 12;
+    private static final int DATA_CHUNK_HEADER = 16;
+    private static final int SOCKET_BUFFER = 4 << 20;
+
+    private static int udpPort = -1;
+
+    private final boolean encapsulated;
+
+    private UsrsctpStack(boolean encapsulated) {
+        this.encapsulated = encapsulated;
+    }
+
+    /** SCTP over UDP (RFC 6951) on this process's usrsctp stack, started on first use. */
+    public static UsrsctpStack udp() throws IOException {
+        start();
+        return new UsrsctpStack(true);
+    }
+
+    /** SCTP straight over IP on this process's usrsctp stack; needs root for usrsctp's raw sockets. */
+    public static UsrsctpStack nativeIp() throws IOException {
+        start();
+        return new UsrsctpStack(false);
+    }
+
+    /** The UDP port this process's usrsctp stack encapsulates on. */
+    public static synchronized int udpPort() {
+        return udpPort;
+    }
+
+    /**
+     * Starts usrsctp once per process on a free UDP port. {@code usrsctp_init} reports nothing when it cannot
+     * bind its port (later connects just hang), so the port is checked before and after.
+     */
+    private static synchronized void start() throws IOException {
+        if (udpPort >= 0) {
+            return;
+        }
+        String missing = Usrsctp.unavailable();
+        if (missing != null) {
+            throw new IOException(missing);
+        }
+        int port = freeUdpPort();
+        try {
+            Usrsctp.INIT.invokeExact((short) port, MemorySegment.NULL, MemorySegment.NULL);
+        } catch (Throwable e) {
+            throw new IOException("usrsctp_init failed", e);
+        }
+        try (DatagramSocket probe = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(),
+                port))) {
+            throw new IOException("usrsctp did not get its UDP port " + port + " (" + probe.getLocalPort()
+                    + " was still free after usrsctp_init)");
+        } catch (BindException expected) {
+            udpPort = port; // taken: by usrsctp, as it should be
+        }
+    }
+
+    private static int freeUdpPort() throws IOException {
+        try (DatagramSocket probe = new DatagramSocket(0)) {
+            return probe.getLocalPort();
+        } catch (SocketException e) {
+            throw new IOException("no free UDP port for usrsctp", e);
+        }
+    }
+
+    @Override
+    public String name() {
+        return encapsulated ? "usrsctp-udp" : "usrsctp-native";
+    }
+
+    /** The largest user message that avoids fragmentation at {@link #PATH_MTU}. */
+    public int maxMessage() {
+        return PATH_MTU - IP_HEADER - (encapsulated ? UDP_HEADER : 0) - SCTP_COMMON_HEADER - DATA_CHUNK_HEADER;
+    }
+
+    @Override
+    public SctpSocket connect(InetSocketAddress local, InetSocketAddress remote, int streams, int adaptation)
+            throws IOException {
+        MemorySegment socket = open(streams, adaptation);
+        boolean done = false;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = Usrsctp.captureState(arena);
+            bind(socket, arena, state, new InetSocketAddress(local.getAddress(), 0)); // one address in the INIT
+            if (encapsulated) {
+                MemorySegment encaps = arena.allocate(Usrsctp.UDPENCAPS_SIZE);
+                encaps.set(JAVA_SHORT, 0, (short) Usrsctp.AF_INET);
+                encaps.set(Usrsctp.U16_BE, 132, (short) udpPort()); // the peer's stack is this process's
+                setsockopt(socket, state, Usrsctp.SCTP_REMOTE_UDP_ENCAPS_PORT, encaps, "remote UDP port");
+            }
+            int status = (int) Usrsctp.CONNECT.invokeExact(state, socket, Usrsctp.sockaddr(arena, remote),
+                    (int) Usrsctp.SOCKADDR_IN_SIZE);
+            if (status != 0) {
+                throw new IOException("SCTP connect to " + remote + " failed, errno " + Usrsctp.errno(state));
+            }
+            UsrsctpSocket connected = new UsrsctpSocket(socket, streams, maxMessage());
+            done = true;
+            return connected;
+        } catch (IOException | RuntimeException e) {
+            throw e;
+        } catch (Throwable e) {
+            throw new IOException(e);
+        } finally {
+            if (!done) {
+                closeQuietly(socket);
+            }
+        }
+    }
+
+    @Override
+    public Listening listen(InetSocketAddress local, int streams, int adaptation) throws IOException {
+        MemorySegment socket = open(streams, adaptation);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = Usrsctp.captureState(arena);
+            int port = local.getPort() == 0 ? freeUdpPort() : local.getPort(); // usrsctp does not report it back
+            bind(socket, arena, state, new InetSocketAddress(local.getAddress(), port));
+            int status = (int) Usrsctp.LISTEN.invokeExact(state, socket, 16);
+            if (status != 0) {
+                throw new IOException("SCTP listen on " + local + " failed, errno " + Usrsctp.errno(state));
+            }
+            return new UsrsctpListening(socket, new InetSocketAddress(local.getAddress(), port), streams);
+        } catch (IOException | RuntimeException e) {
+            closeQuietly(socket);
+            throw e;
+        } catch (Throwable e) {
+            closeQuietly(socket);
+            throw new IOException(e);
+        }
+    }
+
+    /** A blocking socket with the options every DDP association needs (RFC 5043 §5.1, §8, §9, §10). */
+    private MemorySegment open(int streams, int adaptation) throws IOException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = Usrsctp.captureState(arena);
+            MemorySegment socket = (MemorySegment) Usrsctp.SOCKET.invokeExact(state, Usrsctp.AF_INET,
+                    Usrsctp.SOCK_STREAM, Usrsctp.IPPROTO_SCTP, MemorySegment.NULL, MemorySegment.NULL, 0,
+                    MemorySegment.NULL);
+            if (socket.equals(MemorySegment.NULL)) {
+                throw new IOException("usrsctp_socket failed, errno " + Usrsctp.errno(state));
+            }
+            try {
+                MemorySegment init = arena.allocate(8);
+                init.set(JAVA_SHORT, 0, (short) streams); // equal outbound and inbound (RFC 5043 §8)
+                init.set(JAVA_SHORT, 2, (short) streams);
+                setsockopt(socket, state, Usrsctp.SCTP_INITMSG, init, "stream counts");
+                setsockopt(socket, state, Usrsctp.SCTP_ADAPTATION_LAYER, Usrsctp.intValue(arena, adaptation),
+                        "Adaptation Layer Indication");
+                setsockopt(socket, state, Usrsctp.SCTP_RECVRCVINFO, Usrsctp.intValue(arena, 1), "rcvinfo");
+                setsockopt(socket, state, Usrsctp.SCTP_NODELAY, Usrsctp.intValue(arena, 1), "nodelay");
+                for (int type : new int[] {Usrsctp.SCTP_ADAPTATION_INDICATION, Usrsctp.SCTP_ASSOC_CHANGE,
+                    Usrsctp.SCTP_SHUTDOWN_EVENT}) {
+                    MemorySegment event = arena.allocate(8);
+                    event.set(JAVA_SHORT, 4, (short) type);
+                    event.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 6, (byte) 1);
+                    setsockopt(socket, state, Usrsctp.SCTP_EVENT, event, "event " + type);
+                }
+                MemorySegment params = arena.allocate(Usrsctp.PADDRPARAMS_SIZE);
+                params.set(JAVA_INT, 136, PATH_MTU);
+                params.set(JAVA_INT, 140, Usrsctp.SPP_PMTUD_DISABLE);
+                setsockopt(socket, state, Usrsctp.SCTP_PEER_ADDR_PARAMS, params, "path MTU");
+                socketOption(socket, state, Usrsctp.SO_SNDBUF, Usrsctp.intValue(arena, SOCKET_BUFFER));
+                socketOption(socket, state, Usrsctp.SO_RCVBUF, Usrsctp.intValue(arena, SOCKET_BUFFER));
+                return socket;
+            } catch (IOException | RuntimeException e) {
+                closeQuietly(socket);
+                throw e;
+            }
+        } catch (IOException | RuntimeException e) {
+            throw e;
+        } catch (Throwable e) {
+            throw new IOException(e);
+        }
+    }
+
+    private static void setsockopt(MemorySegment socket, MemorySegment state, int option, MemorySegment value,
+            String what) throws IOException {
+        try {
+            int status = (int) Usrsctp.SETSOCKOPT.invokeExact(state, socket, Usrsctp.IPPROTO_SCTP, option, value,
+                    (int) value.byteSize());
+            if (status != 0) {
+                throw new IOException("usrsctp_setsockopt(" + what + ") failed, errno " + Usrsctp.errno(state));
+            }
+        } catch (IOException e) {
+            throw e;
+        } catch (Throwable e) {
+            throw new IOException(e);
+        }
+    }
+
+    private static void socketOption(MemorySegment socket, MemorySegment state, int option, MemorySegment value)
+            throws IOException {
+        try {
+            int status = (int) Usrsctp.SETSOCKOPT.invokeExact(state, socket, Usrsctp.SOL_SOCKET, option, value,
+                    (int) value.byteSize());
+            if (status != 0) {
+                throw new IOException("usrsctp socket buffer option failed, errno " + Usrsctp.errno(state));
+            }
+        } catch (IOException e) {
+            throw e;
+        } catch (Throwable e) {
+            throw new IOException(e);
+        }
+    }
+
+    private static void bind(MemorySegment socket, Arena arena, MemorySegment state, InetSocketAddress address)
+            throws IOException {
+        try {
+            int status = (int) Usrsctp.BIND.invokeExact(state, socket, Usrsctp.sockaddr(arena, address),
+                    (int) Usrsctp.SOCKADDR_IN_SIZE);
+            if (status != 0) {
+                throw new IOException("SCTP bind to " + address + " failed, errno " + Usrsctp.errno(state));
+            }
+        } catch (IOException e) {
+            throw e;
+        } catch (Throwable e) {
+            throw new IOException(e);
+        }
+    }
+
+    private static void closeQuietly(MemorySegment socket) {
+        try {
+            Usrsctp.CLOSE.invokeExact(socket);
+        } catch (Throwable e) {
+            // already failing: the first error is the one to report
+        }
+    }
+
+    /** usrsctp's stack lives as long as the process; individual sockets are closed by their owners. */
+    @Override
+    public void close() {
+        // nothing per view
+    }
+
+    /** A listening usrsctp socket; accept blocks a platform thread in usrsctp_accept. */
+    private final class UsrsctpListening implements Listening {
+        private final MemorySegment socket;
+        private final InetSocketAddress address;
+        private final int streams;
+        private volatile boolean closed;
+
+        UsrsctpListening(MemorySegment socket, InetSocketAddress address, int streams) {
+            this.socket = socket;
+            this.address = address;
+            this.streams = streams;
+        }
+
+        @Override
+        public InetSocketAddress address() {
+            return address;
+        }
+
+        @Override
+        public SctpSocket accept() throws IOException {
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment state = Usrsctp.captureState(arena);
+                MemorySegment accepted = (MemorySegment) Usrsctp.ACCEPT.invokeExact(state, socket,
+                        MemorySegment.NULL, MemorySegment.NULL);
+                if (accepted.equals(MemorySegment.NULL)) {
+                    if (closed) {
+                        return null;
+                    }
+                    throw new IOException("usrsctp_accept failed, errno " + Usrsctp.errno(state));
+                }
+                return new UsrsctpSocket(accepted, streams, maxMessage());
+            } catch (IOException | RuntimeException e) {
+                throw e;
+            } catch (Throwable e) {
+                throw new IOException(e);
+            }
+        }
+
+        @Override
+        public void close() {
+            if (!closed) {
+                closed = true;
+                closeQuietly(socket);
+            }
+        }
+    }
+}

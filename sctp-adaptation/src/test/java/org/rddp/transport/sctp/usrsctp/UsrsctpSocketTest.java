@@ -1,0 +1,70 @@
+package org.rddp.transport.sctp.usrsctp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.rddp.sctp.DdpSctp;
+import org.rddp.transport.sctp.SctpSocket;
+import org.rddp.transport.sctp.SctpStack;
+
+class UsrsctpSocketTest {
+    private static final InetSocketAddress LOOPBACK = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+
+    @Test
+    void anAssociationCarriesThePpidTheUBitAndTheAdaptationIndication() throws Exception {
+        SctpStack stack = UsrsctpStack.udp();
+        try (SctpStack.Listening listening = stack.listen(LOOPBACK, 8, DdpSctp.ADAPTATION_INDICATION)) {
+            CompletableFuture<SctpSocket> accepted = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return listening.accept();
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+            try (SctpSocket client = stack.connect(LOOPBACK, listening.address(), 8, DdpSctp.ADAPTATION_INDICATION);
+                    SctpSocket server = accepted.get(10, TimeUnit.SECONDS)) {
+                Semaphore ready = new Semaphore(0);
+                server.onReady(ready::release);
+                MemorySegment out = Arena.ofAuto().allocate(64);
+                out.set(ValueLayout.JAVA_INT, 0, 0x01020304);
+                assertThat(client.send(out, 0, 20, 3, DdpSctp.PPID_DDP_SEGMENT, true)).isEqualTo(20);
+
+                MemorySegment in = Arena.ofAuto().allocate(70000);
+                SctpSocket.ReceivedMessage message = new SctpSocket.ReceivedMessage();
+                boolean adaptation = false;
+                boolean data = false;
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (!data && System.nanoTime() < deadline) {
+                    int length = server.receive(in, message);
+                    if (length == SctpSocket.WOULD_BLOCK) {
+                        ready.tryAcquire(1, TimeUnit.SECONDS);
+                        continue;
+                    }
+                    if (message.kind == SctpSocket.ReceivedMessage.ADAPTATION) {
+                        assertThat(message.value).isEqualTo(DdpSctp.ADAPTATION_INDICATION);
+                        adaptation = true;
+                    } else if (message.kind == SctpSocket.ReceivedMessage.DATA) {
+                        assertThat(length).isEqualTo(20);
+                        assertThat(message.streamId).isEqualTo(3);
+                        assertThat(message.ppid).isEqualTo(16);
+                        assertThat(message.unordered).isTrue();
+                        assertThat(message.complete).isTrue();
+                        assertThat(in.get(ValueLayout.JAVA_INT, 0)).isEqualTo(0x01020304);
+                        data = true;
+                    }
+                }
+                assertThat(adaptation).as("the peer's Adaptation Layer Indication arrived first").isTrue();
+                assertThat(data).isTrue();
+                assertThat(server.streams()).isEqualTo(8);
+            }
+        }
+    }
+}
