@@ -118,10 +118,20 @@ public final class RdmapEngine implements LlpSink {
         return state;
     }
 
-    /** Brings the stream up: the engine enters RTS and the LLP starts delivering. Any thread. */
+    /**
+     * Brings the stream up: the engine enters RTS, then the LLP starts delivering, so that no segment can reach
+     * an engine that is not ready. Any thread; on the owner thread it happens before this method returns.
+     */
     public void start() {
-        llp.execute(this::begin);
-        llp.start(this);
+        if (llp.inOwnerThread()) {
+            begin();
+            llp.start(this);
+        } else {
+            llp.execute(() -> {
+                begin();
+                llp.start(this);
+            });
+        }
     }
 
     /** Work was posted: the owner thread will look at the send queue. Any thread; allocates nothing. */

@@ -35,6 +35,12 @@ public interface SctpSocket extends AutoCloseable {
      */
     int receive(MemorySegment buffer, ReceivedMessage into) throws IOException;
 
+    /** The peer's primary address. */
+    java.net.InetSocketAddress remoteAddress();
+
+    /** Whether a send would find room now. */
+    boolean writable();
+
     /** Outbound streams of the association (equal to the inbound ones on a DDP association, RFC 5043 §8). */
     int streams();
 

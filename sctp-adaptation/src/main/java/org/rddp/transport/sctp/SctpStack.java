@@ -24,8 +24,11 @@ public interface SctpStack extends AutoCloseable {
         /** The bound address, with the chosen port. */
         InetSocketAddress address();
 
-        /** Waits for the next association; null once closed. */
-        SctpSocket accept() throws IOException;
+        /**
+         * Starts accepting: every new association goes to {@code onAssociation}, on the listener's own thread
+         * (nothing blocks in accept, so closing never races a blocked call).
+         */
+        void start(java.util.function.Consumer<SctpSocket> onAssociation);
 
         @Override
         void close();

@@ -121,6 +121,28 @@ public final class Side {
         assertThat(cq.poll(probe)).as("%s: unexpected completion %s", name, probe).isFalse();
     }
 
+    /** Waits for the next event of any of {@code types}, skipping others. */
+    Event awaitAny(QpEvent... types) {
+        long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        try {
+            while (true) {
+                Event event = events.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                if (event == null) {
+                    throw new AssertionError(name + ": none of " + java.util.Arrays.toString(types) + " within "
+                            + TIMEOUT + "; qp " + qp);
+                }
+                for (QpEvent type : types) {
+                    if (event.event() == type) {
+                        return event;
+                    }
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
     /** Waits for the next event of {@code type}, skipping others. */
     Event await(QpEvent type) {
         long deadline = System.nanoTime() + TIMEOUT.toNanos();

@@ -169,6 +169,17 @@ final class Usrsctp {
         return sockaddr;
     }
 
+    /** The IPv4 address and port of a sockaddr_in. */
+    static InetSocketAddress address(MemorySegment sockaddr) {
+        byte[] octets = new byte[4];
+        MemorySegment.copy(sockaddr, 4, MemorySegment.ofArray(octets), 0, 4);
+        try {
+            return new InetSocketAddress(java.net.InetAddress.getByAddress(octets), port(sockaddr));
+        } catch (java.net.UnknownHostException e) {
+            throw new IllegalStateException(e); // four octets always make an address
+        }
+    }
+
     /** The port of a sockaddr_in. */
     static int port(MemorySegment sockaddr) {
         return sockaddr.get(U16_BE, 2) & 0xFFFF;

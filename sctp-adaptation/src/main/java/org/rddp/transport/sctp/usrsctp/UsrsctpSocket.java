@@ -6,14 +6,8 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.rddp.transport.sctp.SctpSocket;
 
 /**
@@ -21,28 +15,12 @@ import org.rddp.transport.sctp.SctpSocket;
  * the ready hook. The upcall runs on usrsctp's own threads: it only hands off (an exception escaping it would
  * kill the JVM, so it catches everything).
  */
-@SuppressWarnings({"checkstyle:IllegalCatch", "restricted"}) // invokeExact declares Throwable; the upcall stub
+@SuppressWarnings("checkstyle:IllegalCatch") // MethodHandle.invokeExact declares Throwable
 final class UsrsctpSocket implements SctpSocket {
-    private static final AtomicReferenceArray<UsrsctpSocket> REGISTRY = new AtomicReferenceArray<>(1 << 16);
-    private static final MemorySegment UPCALL;
     private static final int SO_LINGER = 13;
 
-    static {
-        MemorySegment stub = MemorySegment.NULL;
-        if (Usrsctp.unavailable() == null) {
-            try {
-                stub = Linker.nativeLinker().upcallStub(MethodHandles.lookup().findStatic(UsrsctpSocket.class,
-                        "upcall", MethodType.methodType(void.class, MemorySegment.class, MemorySegment.class,
-                                int.class)), FunctionDescriptor.ofVoid(ValueLayout.ADDRESS, ValueLayout.ADDRESS,
-                                JAVA_INT), Arena.global()); // outlives every socket and usrsctp_finish
-            } catch (ReflectiveOperationException e) {
-                throw new ExceptionInInitializerError(e);
-            }
-        }
-        UPCALL = stub;
-    }
-
     private final MemorySegment socket;
+    private final java.net.InetSocketAddress remote;
     private final int streams;
     private final int maxMessage;
     private final int id;
@@ -58,17 +36,19 @@ final class UsrsctpSocket implements SctpSocket {
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile Runnable hook = () -> { };
 
-    UsrsctpSocket(MemorySegment socket, int streams, int maxMessage) throws IOException {
+    UsrsctpSocket(MemorySegment socket, int streams, int maxMessage, java.net.InetSocketAddress remote)
+            throws IOException {
+        this.remote = remote;
         this.socket = socket;
         this.streams = streams;
         this.maxMessage = maxMessage;
-        this.id = register(this);
+        this.id = Upcalls.register(() -> hook.run());
         try {
             int status = (int) Usrsctp.SET_NON_BLOCKING.invokeExact(socket, 1);
             if (status != 0) {
                 throw new IOException("usrsctp_set_non_blocking failed");
             }
-            status = (int) Usrsctp.SET_UPCALL.invokeExact(socket, UPCALL, MemorySegment.ofAddress(id));
+            status = (int) Usrsctp.SET_UPCALL.invokeExact(socket, Upcalls.STUB, MemorySegment.ofAddress(id));
             if (status != 0) {
                 throw new IOException("usrsctp_set_upcall failed");
             }
@@ -76,28 +56,6 @@ final class UsrsctpSocket implements SctpSocket {
             throw e;
         } catch (Throwable e) {
             throw new IOException(e);
-        }
-    }
-
-    private static int register(UsrsctpSocket socket) {
-        for (int i = 1; i < REGISTRY.length(); i++) {
-            if (REGISTRY.compareAndSet(i, null, socket)) {
-                return i;
-            }
-        }
-        throw new IllegalStateException("more than 65535 usrsctp sockets");
-    }
-
-    @SuppressWarnings("unused") // called from native code
-    private static void upcall(MemorySegment socket, MemorySegment arg, int flags) {
-        try {
-            long id = arg.address();
-            UsrsctpSocket target = id > 0 && id < REGISTRY.length() ? REGISTRY.get((int) id) : null;
-            if (target != null) {
-                target.hook.run();
-            }
-        } catch (Throwable e) {
-            // nothing may escape an upcall: the next send or receive on the socket reports what went wrong
         }
     }
 
@@ -194,6 +152,20 @@ final class UsrsctpSocket implements SctpSocket {
     }
 
     @Override
+    public java.net.InetSocketAddress remoteAddress() {
+        return remote;
+    }
+
+    @Override
+    public boolean writable() {
+        try {
+            return ((int) Usrsctp.GET_EVENTS.invokeExact(socket) & Usrsctp.SCTP_EVENT_WRITE) != 0;
+        } catch (Throwable e) {
+            return true; // let the next send find out
+        }
+    }
+
+    @Override
     public int streams() {
         return streams;
     }
@@ -234,7 +206,7 @@ final class UsrsctpSocket implements SctpSocket {
         } catch (Throwable e) {
             throw new IllegalStateException("usrsctp_close failed", e);
         } finally {
-            REGISTRY.compareAndSet(id, this, null);
+            Upcalls.release(id);
         }
     }
 }

@@ -11,6 +11,9 @@ import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+import org.rddp.llp.EventLoop;
 import org.rddp.transport.sctp.SctpSocket;
 import org.rddp.transport.sctp.SctpStack;
 
@@ -25,8 +28,13 @@ import org.rddp.transport.sctp.SctpStack;
  */
 @SuppressWarnings("checkstyle:IllegalCatch") // MethodHandle.invokeExact declares Throwable
 public final class UsrsctpStack implements SctpStack {
-    /** Path MTU used on every association (loopback and test hosts carry it without IP fragmentation). */
-    public static final int PATH_MTU = 60000;
+    /**
+     * Path MTU used on every association (loopback and test hosts carry it without IP fragmentation); the
+     * system property {@code rddp.usrsctp.pmtu} overrides it. Measured with libusrsctp2 0.9.5 over UDP on
+     * loopback: packets up to 48 KiB arrive every time, while at 60000 octets full-size messages never arrive
+     * (usrsctp sends no datagram for them), so 48 KiB it is.
+     */
+    public static final int PATH_MTU = Integer.getInteger("rddp.usrsctp.pmtu", 49152);
     private static final int IP_HEADER = 20;
     private static final int UDP_HEADER = 8;
     private static final int SCTP_COMMON_HEADER = 12;
@@ -122,7 +130,7 @@ public final class UsrsctpStack implements SctpStack {
             if (status != 0) {
                 throw new IOException("SCTP connect to " + remote + " failed, errno " + Usrsctp.errno(state));
             }
-            UsrsctpSocket connected = new UsrsctpSocket(socket, streams, maxMessage());
+            UsrsctpSocket connected = new UsrsctpSocket(socket, streams, maxMessage(), remote);
             done = true;
             return connected;
         } catch (IOException | RuntimeException e) {
@@ -260,17 +268,47 @@ public final class UsrsctpStack implements SctpStack {
         // nothing per view
     }
 
-    /** A listening usrsctp socket; accept blocks a platform thread in usrsctp_accept. */
+    /**
+     * A listening usrsctp socket, non-blocking: the upcall schedules accepts on the listener's own loop, and
+     * closing happens on that loop too. (A thread blocked in usrsctp_accept while another closes the socket
+     * can wake up on a new socket that reuses the freed one: never block in accept.)
+     */
     private final class UsrsctpListening implements Listening {
         private final MemorySegment socket;
         private final InetSocketAddress address;
         private final int streams;
+        private final EventLoop loop;
+        private final AtomicBoolean scheduled = new AtomicBoolean();
+        private final int id;
+        private final MemorySegment state = Usrsctp.captureState(Arena.ofAuto());
+        private volatile Consumer<SctpSocket> onAssociation;
         private volatile boolean closed;
 
-        UsrsctpListening(MemorySegment socket, InetSocketAddress address, int streams) {
+        UsrsctpListening(MemorySegment socket, InetSocketAddress address, int streams) throws IOException {
             this.socket = socket;
             this.address = address;
             this.streams = streams;
+            this.loop = new EventLoop("sctp-listen-" + address.getPort());
+            this.id = Upcalls.register(() -> {
+                if (scheduled.compareAndSet(false, true)) {
+                    loop.execute(this::acceptAll);
+                }
+            });
+            try {
+                int status = (int) Usrsctp.SET_NON_BLOCKING.invokeExact(socket, 1);
+                int upcall = (int) Usrsctp.SET_UPCALL.invokeExact(socket, Upcalls.STUB, MemorySegment.ofAddress(id));
+                if (status != 0 || upcall != 0) {
+                    throw new IOException("could not make the listening socket non-blocking");
+                }
+            } catch (IOException e) {
+                Upcalls.release(id);
+                loop.close();
+                throw e;
+            } catch (Throwable e) {
+                Upcalls.release(id);
+                loop.close();
+                throw new IOException(e);
+            }
         }
 
         @Override
@@ -279,31 +317,40 @@ public final class UsrsctpStack implements SctpStack {
         }
 
         @Override
-        public SctpSocket accept() throws IOException {
-            try (Arena arena = Arena.ofConfined()) {
-                MemorySegment state = Usrsctp.captureState(arena);
-                MemorySegment accepted = (MemorySegment) Usrsctp.ACCEPT.invokeExact(state, socket,
-                        MemorySegment.NULL, MemorySegment.NULL);
-                if (accepted.equals(MemorySegment.NULL)) {
-                    if (closed) {
-                        return null;
+        public void start(Consumer<SctpSocket> handler) {
+            onAssociation = handler;
+            loop.execute(this::acceptAll);
+        }
+
+        private void acceptAll() {
+            scheduled.set(false);
+            Consumer<SctpSocket> handler = onAssociation;
+            while (!closed && handler != null) {
+                try (Arena arena = Arena.ofConfined()) {
+                    MemorySegment peer = arena.allocate(Usrsctp.SOCKADDR_STORAGE_SIZE);
+                    MemorySegment peerLength = Usrsctp.intValue(arena, (int) Usrsctp.SOCKADDR_STORAGE_SIZE);
+                    MemorySegment accepted = (MemorySegment) Usrsctp.ACCEPT.invokeExact(state, socket, peer,
+                            peerLength);
+                    if (accepted.equals(MemorySegment.NULL)) {
+                        return; // EAGAIN: the next upcall brings the next association
                     }
-                    throw new IOException("usrsctp_accept failed, errno " + Usrsctp.errno(state));
+                    handler.accept(new UsrsctpSocket(accepted, streams, maxMessage(), Usrsctp.address(peer)));
+                } catch (Throwable e) {
+                    return; // a failed accept loses that association only; the peer's INIT times out
                 }
-                return new UsrsctpSocket(accepted, streams, maxMessage());
-            } catch (IOException | RuntimeException e) {
-                throw e;
-            } catch (Throwable e) {
-                throw new IOException(e);
             }
         }
 
         @Override
         public void close() {
-            if (!closed) {
-                closed = true;
-                closeQuietly(socket);
-            }
+            loop.execute(() -> {
+                if (!closed) {
+                    closed = true;
+                    Upcalls.release(id);
+                    closeQuietly(socket);
+                }
+            });
+            loop.close();
         }
     }
 }

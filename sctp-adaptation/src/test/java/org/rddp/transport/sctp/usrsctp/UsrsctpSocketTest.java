@@ -22,13 +22,8 @@ class UsrsctpSocketTest {
     void anAssociationCarriesThePpidTheUBitAndTheAdaptationIndication() throws Exception {
         SctpStack stack = UsrsctpStack.udp();
         try (SctpStack.Listening listening = stack.listen(LOOPBACK, 8, DdpSctp.ADAPTATION_INDICATION)) {
-            CompletableFuture<SctpSocket> accepted = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return listening.accept();
-                } catch (java.io.IOException e) {
-                    throw new java.io.UncheckedIOException(e);
-                }
-            });
+            CompletableFuture<SctpSocket> accepted = new CompletableFuture<>();
+            listening.start(accepted::complete);
             try (SctpSocket client = stack.connect(LOOPBACK, listening.address(), 8, DdpSctp.ADAPTATION_INDICATION);
                     SctpSocket server = accepted.get(10, TimeUnit.SECONDS)) {
                 Semaphore ready = new Semaphore(0);

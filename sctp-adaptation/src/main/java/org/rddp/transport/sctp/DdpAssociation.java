@@ -1,0 +1,607 @@
+package org.rddp.transport.sctp;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayDeque;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+import org.rddp.ddp.DdpSegment;
+import org.rddp.llp.EventLoop;
+import org.rddp.llp.LlpParameters;
+import org.rddp.llp.LlpSink;
+import org.rddp.llp.LlpStream;
+import org.rddp.llp.PlacementTarget;
+import org.rddp.sctp.DdpSctp;
+import org.rddp.sctp.SessionControl;
+import org.rddp.sctp.SessionControlChunk;
+import org.rddp.wire.DecodeStatus;
+import org.rddp.wire.MalformedFrameException;
+import org.rddp.wire.Wire;
+
+/**
+ * One SCTP association carrying DDP (RFC 5043): its owner thread, the Adaptation Layer Indication check, and
+ * one {@link Session} per SCTP stream id. Every chunk goes out unordered with the stream's DDP-SSN (§5.2,
+ * §10); incoming chunks are put back in DDP-SSN order for delivery, tagged payload being placed as it arrives.
+ * Session control follows the legal sequences of §6 and RFC 6581 §7; a chunk that fits none terminates that
+ * session, not the association.
+ */
+final class DdpAssociation {
+    /** How far ahead of the expected DDP-SSN a chunk may be before it is refused (RFC 5043 §10). */
+    static final int REORDER_WINDOW = 1024;
+    private static final int HALF_SPACE = 0x8000;
+
+    /** Receives session control the ULP must decide on (passive side) and association events. */
+    interface Listener {
+        /** An Initiate or Enhanced Initiate arrived on an idle stream. */
+        void onInitiate(Session session, SessionControl initiate);
+    }
+
+    private final SctpSocket socket;
+    private final EventLoop loop;
+    private final Session[] sessions;
+    private final MemorySegment receiveBuffer;
+    private final MemorySegment sendBuffer;
+    private final SctpSocket.ReceivedMessage message = new SctpSocket.ReceivedMessage();
+    private final AtomicBoolean pollScheduled = new AtomicBoolean();
+    private final Runnable pollTask = () -> {
+        pollScheduled.set(false);
+        poll();
+    };
+    private final CompletableFuture<DdpAssociation> validated = new CompletableFuture<>();
+    private final int maxChunk;
+    private volatile Listener listener;
+    private volatile boolean down;
+    private boolean adaptationSeen;
+    private final Consumer<DdpAssociation> onDown;
+    /** The last illegal sequence seen, for diagnostics and tests. */
+    volatile String lastIllegal;
+
+    DdpAssociation(SctpSocket socket, EventLoop loop, Consumer<DdpAssociation> onDown) {
+        this.socket = socket;
+        this.loop = loop;
+        this.onDown = onDown;
+        this.maxChunk = Math.max(DdpSctp.MIN_MAX_CHUNK_LENGTH, socket.maxMessage());
+        Arena arena = Arena.ofAuto();
+        this.receiveBuffer = arena.allocate(maxChunk + 4096L, 8);
+        this.sendBuffer = arena.allocate(maxChunk, 8);
+        this.sessions = new Session[socket.streams()];
+        for (int i = 0; i < sessions.length; i++) {
+            sessions[i] = new Session(i);
+        }
+    }
+
+    /** Starts reading; completes {@link #validated()} once the peer's Adaptation Layer Indication is checked. */
+    void start(Listener newListener) {
+        this.listener = newListener;
+        socket.onReady(() -> {
+            if (pollScheduled.compareAndSet(false, true)) {
+                loop.execute(pollTask);
+            }
+        });
+    }
+
+    /** Completes when the peer indicated DDP (RFC 5043 §5.1); fails if it did not. */
+    CompletableFuture<DdpAssociation> validated() {
+        return validated;
+    }
+
+    EventLoop loop() {
+        return loop;
+    }
+
+    boolean down() {
+        return down;
+    }
+
+    /** A stream with no session, or null. Owner thread. */
+    Session idleSession() {
+        for (Session session : sessions) {
+            if (session.state == State.IDLE) {
+                return session;
+            }
+        }
+        return null;
+    }
+
+    /** Sessions whose Initiate waits for the ULP. Owner thread. */
+    int pendingUlp() {
+        int pending = 0;
+        for (Session session : sessions) {
+            if (session.state == State.PENDING_ULP) {
+                pending++;
+            }
+        }
+        return pending;
+    }
+
+    /** The peer's address, as the socket knows it. */
+    java.net.SocketAddress remoteAddress() {
+        return socket.remoteAddress();
+    }
+
+    /** Largest chunk payload, DDP-SSN included; the DDP segment limit is two octets less. */
+    int maxChunk() {
+        return maxChunk;
+    }
+
+    private void poll() {
+        if (down) {
+            return;
+        }
+        try {
+            while (!down) {
+                int length = socket.receive(receiveBuffer, message);
+                if (length == SctpSocket.WOULD_BLOCK) {
+                    break;
+                }
+                dispatch(length);
+            }
+            if (!down && socket.writable()) {
+                for (Session session : sessions) {
+                    session.writable();
+                }
+            }
+        } catch (IOException e) {
+            lose("association failed: " + e.getMessage());
+        }
+    }
+
+    private void dispatch(int length) {
+        switch (message.kind) {
+            case SctpSocket.ReceivedMessage.ADAPTATION -> {
+                if (message.value != DdpSctp.ADAPTATION_INDICATION) {
+                    refuse(String.format("peer's Adaptation Layer Indication is 0x%08x, not DDP", message.value));
+                    return;
+                }
+                adaptationSeen = true;
+                validated.complete(this);
+            }
+            case SctpSocket.ReceivedMessage.ASSOCIATION_DOWN -> lose("association down");
+            case SctpSocket.ReceivedMessage.DATA -> {
+                if (!adaptationSeen) {
+                    // the indication comes with INIT/INIT-ACK, before any data: without it, no DDP here (§5.1)
+                    refuse("data before any Adaptation Layer Indication: the peer does not speak DDP");
+                    return;
+                }
+                if (message.streamId >= sessions.length) {
+                    refuse("data on stream " + message.streamId + " of " + sessions.length);
+                    return;
+                }
+                sessions[message.streamId].onChunk(length);
+            }
+            default -> { }
+        }
+    }
+
+    private void refuse(String reason) {
+        validated.completeExceptionally(new IOException(reason));
+        lose(reason);
+        socket.abort();
+    }
+
+    /** The association is gone: every session on it hears so, as a lost stream (RFC 5043 §11.3). */
+    void lose(String reason) {
+        if (down) {
+            return;
+        }
+        down = true;
+        validated.completeExceptionally(new IOException(reason));
+        for (Session session : sessions) {
+            session.lost(reason);
+        }
+        socket.close();
+        onDown.accept(this);
+    }
+
+    /** Closes the association; sessions still open are lost. Any thread. */
+    void close() {
+        loop.execute(() -> lose("association closed locally"));
+    }
+
+    /** Session states of RFC 5043 §6 (derived from its legal sequences). */
+    enum State {
+        /** No session on the stream. */
+        IDLE,
+        /** Active side: Initiate sent, waiting for Accept, Reject or Terminate. */
+        INITIATE_SENT,
+        /** Passive side: Initiate received, the ULP decides. */
+        PENDING_ULP,
+        /** Accepted: DDP segments both ways. */
+        OPEN,
+        /** This side sent its Terminate; the peer's may still come. */
+        CLOSING,
+    }
+
+    /** A DDP stream session on one pair of like-numbered SCTP streams; the LLP stream of one queue pair. */
+    final class Session implements LlpStream {
+        final int streamId;
+        State state = State.IDLE;
+        boolean enhanced;
+        private int txSsn;
+        private int rxSsn;
+        private boolean peerTerminated;
+        private LlpSink sink;
+        private volatile LlpParameters parameters;
+        private boolean pressured;
+        private final ArrayDeque<byte[]> pendingControl = new ArrayDeque<>();
+        private final byte[][] early = new byte[REORDER_WINDOW][];
+        private final boolean[] earlyPlaced = new boolean[REORDER_WINDOW];
+        private final DdpSegment probe = new DdpSegment();
+        private final PlacementTarget target = new PlacementTarget();
+        private Consumer<SessionControl> responseHandler;
+
+        Session(int streamId) {
+            this.streamId = streamId;
+        }
+
+        DdpAssociation association() {
+            return DdpAssociation.this;
+        }
+
+        /** Active side: sends an Initiate; {@code onResponse} gets the Accept, Reject or Terminate. Owner thread. */
+        void initiate(SessionControl initiate, Consumer<SessionControl> onResponse) {
+            resetSequence();
+            enhanced = initiate instanceof SessionControl.EnhancedInitiate;
+            state = State.INITIATE_SENT;
+            responseHandler = onResponse;
+            sendControl(initiate);
+        }
+
+        /** Passive side: answers the pending Initiate. Owner thread. */
+        void answer(SessionControl response) {
+            if (state != State.PENDING_ULP) {
+                throw new IllegalStateException("stream " + streamId + " is " + state + ", not waiting for the ULP");
+            }
+            sendControl(response);
+            if (response instanceof SessionControl.Accept || response instanceof SessionControl.EnhancedAccept) {
+                state = State.OPEN;
+            } else {
+                endSession();
+            }
+        }
+
+        /** Makes the session the LLP stream of a queue pair. Owner thread, session OPEN. */
+        void bind(LlpParameters negotiated) {
+            this.parameters = negotiated;
+        }
+
+        private void resetSequence() {
+            txSsn = 0;
+            rxSsn = 0;
+            peerTerminated = false;
+            pendingControl.clear();
+            for (int i = 0; i < early.length; i++) {
+                early[i] = null;
+            }
+        }
+
+        private void endSession() {
+            state = State.IDLE;
+            sink = null;
+            responseHandler = null;
+            resetSequence();
+        }
+
+        void sendControl(SessionControl control) {
+            SessionControlChunk chunk = new SessionControlChunk(txSsn, control);
+            txSsn = (txSsn + 1) & 0xFFFF;
+            byte[] octets = chunk.toByteArray();
+            if (!pendingControl.isEmpty() || transmit(octets, DdpSctp.PPID_SESSION_CONTROL) == SctpSocket.WOULD_BLOCK) {
+                pendingControl.add(octets); // control is never lost; it waits for room, in order
+            }
+        }
+
+        private int transmit(byte[] octets, int ppid) {
+            MemorySegment.copy(MemorySegment.ofArray(octets), 0, sendBuffer, 0, octets.length);
+            try {
+                return socket.send(sendBuffer, 0, octets.length, streamId, ppid, true);
+            } catch (IOException e) {
+                lose("send failed: " + e.getMessage());
+                return octets.length;
+            }
+        }
+
+        void writable() {
+            while (!pendingControl.isEmpty()) {
+                if (transmit(pendingControl.peekFirst(), DdpSctp.PPID_SESSION_CONTROL) == SctpSocket.WOULD_BLOCK) {
+                    return;
+                }
+                pendingControl.pollFirst();
+            }
+            if (pressured && sink != null) {
+                pressured = false;
+                sink.onWritable();
+            }
+        }
+
+        // ------------------------------------------------------------------ LlpStream, for the engine
+
+        @Override
+        public LlpParameters parameters() {
+            return parameters;
+        }
+
+        @Override
+        public int mulpdu() {
+            return maxChunk - DdpSctp.DDP_SSN_LENGTH;
+        }
+
+        @Override
+        public void start(LlpSink newSink) {
+            if (loop.inEventLoop()) {
+                sink = newSink; // before the next chunk is dispatched: the peer may send as soon as it has our Accept
+            } else {
+                loop.execute(() -> sink = newSink);
+            }
+        }
+
+        @Override
+        public int send(MemorySegment header, long headerOffset, int headerLength, MemorySegment payload,
+                long payloadOffset, int payloadLength) {
+            if (down || state != State.OPEN) {
+                return CLOSED; // after the Session Terminate nothing more goes out (RFC 5043 §6.2)
+            }
+            int length = DdpSctp.DDP_SSN_LENGTH + headerLength + payloadLength;
+            if (length > maxChunk) {
+                // RFC 5043 §9: segments over the advertised maximum are refused, never fragmented
+                throw new IllegalArgumentException("segment of " + (length - 2) + " octets exceeds " + mulpdu());
+            }
+            if (!pendingControl.isEmpty()) {
+                pressured = true;
+                return BACK_PRESSURED;
+            }
+            Wire.putU16(sendBuffer, 0, txSsn);
+            MemorySegment.copy(header, headerOffset, sendBuffer, DdpSctp.DDP_SSN_LENGTH, headerLength);
+            MemorySegment.copy(payload, payloadOffset, sendBuffer, DdpSctp.DDP_SSN_LENGTH + headerLength,
+                    payloadLength);
+            int sent;
+            try {
+                sent = socket.send(sendBuffer, 0, length, streamId, DdpSctp.PPID_DDP_SEGMENT, true);
+            } catch (IOException e) {
+                lose("send failed: " + e.getMessage());
+                return CLOSED;
+            }
+            if (sent == SctpSocket.WOULD_BLOCK) {
+                pressured = true;
+                return BACK_PRESSURED;
+            }
+            txSsn = (txSsn + 1) & 0xFFFF;
+            return SENT;
+        }
+
+        @Override
+        public void execute(Runnable task) {
+            loop.execute(task);
+        }
+
+        @Override
+        public boolean inOwnerThread() {
+            return loop.inEventLoop();
+        }
+
+        /** The engine closes: a Session Terminate follows the last segment (RFC 5043 §6.2). */
+        @Override
+        public void close() {
+            if (state != State.OPEN) {
+                return;
+            }
+            state = State.CLOSING;
+            sendControl(new SessionControl.Terminate());
+            if (peerTerminated) {
+                finishClose();
+            }
+        }
+
+        @Override
+        public void abort() {
+            loop.execute(() -> {
+                if (state == State.OPEN || state == State.CLOSING) {
+                    if (state == State.OPEN) {
+                        sendControl(new SessionControl.Terminate());
+                    }
+                    LlpSink current = sink;
+                    endSession();
+                    if (current != null) {
+                        current.onClosed(false, "aborted");
+                    }
+                }
+            });
+        }
+
+        private void finishClose() {
+            LlpSink current = sink;
+            endSession();
+            if (current != null) {
+                current.onClosed(true, "session terminated by both sides");
+            }
+        }
+
+        void lost(String reason) {
+            LlpSink current = sink;
+            Consumer<SessionControl> waiting = responseHandler;
+            state = State.IDLE;
+            sink = null;
+            responseHandler = null;
+            if (current != null) {
+                current.onClosed(false, reason);
+            }
+            if (waiting != null) {
+                waiting.accept(null);
+            }
+        }
+
+        // ------------------------------------------------------------------ receive
+
+        void onChunk(int length) {
+            if (length < DdpSctp.DDP_SSN_LENGTH) {
+                illegal("chunk of " + length + " octets has no DDP-SSN");
+                return;
+            }
+            if (!message.complete || length > maxChunk) {
+                illegal("chunk larger than the advertised " + maxChunk + " octets (" + DecodeStatus.SCTP_CHUNK_OVERSIZED
+                        + ")");
+                return;
+            }
+            if (!message.unordered) {
+                illegal("an ordered DATA chunk: RFC 5043 §10 wants the U bit on every one");
+                return;
+            }
+            int ppid = message.ppid;
+            if (ppid != DdpSctp.PPID_DDP_SEGMENT && ppid != DdpSctp.PPID_SESSION_CONTROL) {
+                illegal("PPID " + Integer.toUnsignedString(ppid) + " on a DDP association");
+                return;
+            }
+            int ssn = Wire.u16(receiveBuffer, 0);
+            int distance = (ssn - rxSsn) & 0xFFFF;
+            if (distance >= HALF_SPACE || distance >= REORDER_WINDOW) {
+                illegal("DDP-SSN " + ssn + " while expecting " + rxSsn);
+                return;
+            }
+            if (distance > 0) {
+                hold(distance, ppid, length);
+                return;
+            }
+            process(ppid, receiveBuffer, length, false);
+            advance();
+        }
+
+        /** Keeps an early chunk until its turn; tagged payload is placed now (RFC 5043 §10). */
+        private void hold(int distance, int ppid, int length) {
+            int slot = (rxSsn + distance) % REORDER_WINDOW;
+            if (early[slot] != null) {
+                illegal("duplicate DDP-SSN " + ((rxSsn + distance) & 0xFFFF));
+                return;
+            }
+            boolean placed = false;
+            if (ppid == DdpSctp.PPID_DDP_SEGMENT && sink != null && state == State.OPEN
+                    && probe.wrap(receiveBuffer, DdpSctp.DDP_SSN_LENGTH, length - 2).ok() && probe.tagged()) {
+                int payload = probe.payloadLength();
+                probe.bind(receiveBuffer, DdpSctp.DDP_SSN_LENGTH, DdpSegment.TAGGED_HEADER_LENGTH);
+                if (payload > 0 && sink.placeTagged(probe, payload, target)) {
+                    MemorySegment.copy(receiveBuffer, DdpSctp.DDP_SSN_LENGTH + DdpSegment.TAGGED_HEADER_LENGTH,
+                            target.memory(), target.offset(), payload);
+                    placed = true;
+                }
+            }
+            byte[] copy = new byte[4 + length];
+            Wire.putU32(MemorySegment.ofArray(copy), 0, ppid);
+            MemorySegment.copy(receiveBuffer, 0, MemorySegment.ofArray(copy), 4, length);
+            early[slot] = copy;
+            earlyPlaced[slot] = placed;
+        }
+
+        private void advance() {
+            rxSsn = (rxSsn + 1) & 0xFFFF;
+            while (true) {
+                int slot = rxSsn % REORDER_WINDOW;
+                byte[] next = early[slot];
+                if (next == null) {
+                    return;
+                }
+                early[slot] = null;
+                MemorySegment octets = MemorySegment.ofArray(next);
+                process(Wire.u32(octets, 0), octets.asSlice(4), next.length - 4, earlyPlaced[slot]);
+                rxSsn = (rxSsn + 1) & 0xFFFF;
+            }
+        }
+
+        private void process(int ppid, MemorySegment chunk, int length, boolean placed) {
+            if (ppid == DdpSctp.PPID_DDP_SEGMENT) {
+                if (state != State.OPEN && state != State.CLOSING || sink == null || peerTerminated) {
+                    illegal("a DDP segment on stream " + streamId + " in state " + state);
+                    return;
+                }
+                sink.onSegment(chunk, DdpSctp.DDP_SSN_LENGTH, length - DdpSctp.DDP_SSN_LENGTH, placed);
+                return;
+            }
+            SessionControl control;
+            try {
+                control = SessionControlChunk.decode(chunk, 0, length).message();
+            } catch (MalformedFrameException e) {
+                illegal("session control: " + e.getMessage());
+                return;
+            }
+            onControl(control);
+        }
+
+        private void onControl(SessionControl control) {
+            switch (state) {
+                case IDLE -> {
+                    if (control instanceof SessionControl.Initiate || control instanceof SessionControl.EnhancedInitiate) {
+                        state = State.PENDING_ULP;
+                        enhanced = control instanceof SessionControl.EnhancedInitiate;
+                        Listener current = listener;
+                        if (current == null) {
+                            answer(new SessionControl.Terminate()); // nobody to ask: a non-ULP reject (§6.4)
+                        } else {
+                            current.onInitiate(this, control);
+                        }
+                    } else {
+                        illegal(control.functionCode() + " with no session");
+                    }
+                }
+                case INITIATE_SENT -> {
+                    boolean fits = enhanced ? control instanceof SessionControl.EnhancedAccept
+                            || control instanceof SessionControl.EnhancedReject
+                            : control instanceof SessionControl.Accept || control instanceof SessionControl.Reject;
+                    if (!fits && !(control instanceof SessionControl.Terminate)) {
+                        illegal(control.functionCode() + " in answer to " + (enhanced ? "an enhanced" : "a plain")
+                                + " Initiate");
+                        return;
+                    }
+                    Consumer<SessionControl> handler = responseHandler;
+                    responseHandler = null;
+                    if (control instanceof SessionControl.Accept || control instanceof SessionControl.EnhancedAccept) {
+                        state = State.OPEN;
+                    } else {
+                        endSession();
+                    }
+                    handler.accept(control);
+                }
+                case PENDING_ULP -> {
+                    if (control instanceof SessionControl.Terminate) {
+                        endSession(); // the initiator gave up
+                    } else {
+                        illegal(control.functionCode() + " while the ULP decides on an Initiate");
+                    }
+                }
+                case OPEN, CLOSING -> {
+                    if (!(control instanceof SessionControl.Terminate)) {
+                        illegal(control.functionCode() + " inside an open session");
+                        return;
+                    }
+                    peerTerminated = true;
+                    if (state == State.CLOSING) {
+                        finishClose();
+                    } else {
+                        close(); // answer with our own Terminate, then report the close
+                    }
+                }
+                default -> illegal(control.functionCode() + " in state " + state);
+            }
+        }
+
+        /**
+         * A chunk fits no legal sequence: the session ends with a Session Terminate (RFC 5043 §6.1; the RFC does
+         * not say how, a Terminate is the natural reading) and the engine above hears that its stream is lost.
+         */
+        private void illegal(String reason) {
+            boolean wasActive = state != State.IDLE;
+            if (state == State.OPEN || state == State.PENDING_ULP || state == State.INITIATE_SENT) {
+                sendControl(new SessionControl.Terminate());
+            }
+            LlpSink current = sink;
+            Consumer<SessionControl> waiting = responseHandler;
+            endSession();
+            if (current != null) {
+                current.onClosed(false, "illegal session sequence: " + reason);
+            }
+            if (waiting != null) {
+                waiting.accept(null);
+            }
+            lastIllegal = reason + (wasActive ? "" : " (no session)");
+        }
+    }
+}

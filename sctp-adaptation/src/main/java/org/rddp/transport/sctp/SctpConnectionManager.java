@@ -1,0 +1,382 @@
+package org.rddp.transport.sctp;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import org.rddp.ddp.DdpSegment;
+import org.rddp.llp.EventLoop;
+import org.rddp.llp.LlpParameters;
+import org.rddp.llp.RtrType;
+import org.rddp.rdmap.EnhancedConnectionData;
+import org.rddp.rdmap.IrdOrdNegotiation;
+import org.rddp.rdmap.RdmapControl;
+import org.rddp.sctp.DdpSctp;
+import org.rddp.sctp.SessionControl;
+import org.rddp.verbs.AcceptOptions;
+import org.rddp.verbs.ConnectOptions;
+import org.rddp.verbs.Connection;
+import org.rddp.verbs.ConnectionManager;
+import org.rddp.verbs.ConnectionRejectedException;
+import org.rddp.verbs.ConnectionRequest;
+import org.rddp.verbs.Listener;
+import org.rddp.verbs.QueuePair;
+import org.rddp.wire.PrivateData;
+
+/**
+ * Connection management over SCTP (RFC 5043 §6, RFC 6581 §7, §9): queue pairs to the same peer share one
+ * association, each on its own pair of like-numbered streams, set up with DDP Stream Session Initiate and
+ * Accept (or their enhanced forms carrying IRD/ORD), refused with Reject at the ULP's direction or with
+ * Terminate when too many Initiates await the ULP.
+ */
+public final class SctpConnectionManager implements ConnectionManager {
+    /** Streams each way on every association: the queue pairs it can carry. */
+    public static final int STREAMS = 64;
+    /** Initiates that may wait for the ULP on one association before the next is refused with Terminate. */
+    public static final int PENDING_LIMIT = 16;
+    private static final AtomicInteger LOOPS = new AtomicInteger();
+
+    private final SctpStack stack;
+    private final InetAddress localAddress;
+    private final Map<InetSocketAddress, CompletableFuture<DdpAssociation>> outbound = new ConcurrentHashMap<>();
+    private final Set<DdpAssociation> associations = ConcurrentHashMap.newKeySet();
+    private final ExecutorService blocking = Executors.newCachedThreadPool(Thread.ofPlatform().daemon(true)
+            .name("sctp-connect-", 0).factory()); // connect and accept block in native code: platform threads
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final Set<SctpStack.Listening> listenings = ConcurrentHashMap.newKeySet();
+
+    /** A manager on {@code stack}, binding every association to {@code localAddress} only. */
+    public SctpConnectionManager(SctpStack stack, InetAddress localAddress) {
+        this.stack = stack;
+        this.localAddress = localAddress;
+    }
+
+    /** The stack underneath. */
+    public SctpStack stack() {
+        return stack;
+    }
+
+    @Override
+    public Listener listen(SocketAddress address, Consumer<ConnectionRequest> handler) throws IOException {
+        InetSocketAddress local = (InetSocketAddress) address;
+        SctpStack.Listening listening = stack.listen(local, STREAMS, DdpSctp.ADAPTATION_INDICATION);
+        listenings.add(listening);
+        listening.start(socket -> {
+            DdpAssociation association = newAssociation(socket);
+            association.start((session, initiate) -> onInitiate(association, session, initiate, handler));
+        });
+        return new Listener() {
+            @Override
+            public SocketAddress address() {
+                return listening.address();
+            }
+
+            @Override
+            public void close() {
+                listenings.remove(listening);
+                listening.close();
+            }
+        };
+    }
+
+    private DdpAssociation newAssociation(SctpSocket socket) {
+        EventLoop loop = new EventLoop("sctp-association-" + LOOPS.incrementAndGet());
+        DdpAssociation association = new DdpAssociation(socket, loop, gone -> {
+            associations.remove(gone);
+            outbound.values().removeIf(future -> future.isDone() && !future.isCompletedExceptionally()
+                    && future.join() == gone);
+            gone.loop().execute(gone.loop()::close);
+        });
+        associations.add(association);
+        return association;
+    }
+
+    private void onInitiate(DdpAssociation association, DdpAssociation.Session session, SessionControl initiate,
+            Consumer<ConnectionRequest> handler) {
+        if (association.pendingUlp() > PENDING_LIMIT) {
+            session.answer(new SessionControl.Terminate()); // too many wait for the ULP: non-ULP reject (§5.2.3)
+            return;
+        }
+        handler.accept(new Request(association, session, initiate));
+    }
+
+    @Override
+    public CompletableFuture<Connection> connect(QueuePair qp, SocketAddress remote, ConnectOptions options) {
+        CompletableFuture<Connection> result = new CompletableFuture<>();
+        InetSocketAddress target = (InetSocketAddress) remote;
+        associationTo(target).whenComplete((association, failure) -> {
+            if (failure != null) {
+                result.completeExceptionally(failure instanceof java.util.concurrent.CompletionException
+                        ? failure.getCause() : failure);
+                return;
+            }
+            association.loop().execute(() -> initiate(association, qp, options, result));
+        });
+        result.orTimeout(options.timeout().toMillis(), TimeUnit.MILLISECONDS);
+        return result;
+    }
+
+    private CompletableFuture<DdpAssociation> associationTo(InetSocketAddress remote) {
+        CompletableFuture<DdpAssociation> existing = outbound.get(remote);
+        if (existing != null && !existing.isCompletedExceptionally()
+                && !(existing.isDone() && existing.join().down())) {
+            return existing;
+        }
+        CompletableFuture<DdpAssociation> created = new CompletableFuture<>();
+        outbound.put(remote, created);
+        blocking.execute(() -> {
+            try {
+                SctpSocket socket = stack.connect(new InetSocketAddress(localAddress, 0), remote, STREAMS,
+                        DdpSctp.ADAPTATION_INDICATION);
+                DdpAssociation association = newAssociation(socket);
+                association.start(null); // the peer may not open sessions towards an initiator
+                association.validated().orTimeout(10, TimeUnit.SECONDS).whenComplete((valid, failure) -> {
+                    if (failure != null) {
+                        outbound.remove(remote, created);
+                        created.completeExceptionally(failure);
+                    } else {
+                        created.complete(valid);
+                    }
+                });
+            } catch (IOException | RuntimeException e) {
+                outbound.remove(remote, created);
+                created.completeExceptionally(e);
+            }
+        });
+        return created;
+    }
+
+    /** Owner thread of the association. */
+    private void initiate(DdpAssociation association, QueuePair qp, ConnectOptions options,
+            CompletableFuture<Connection> result) {
+        DdpAssociation.Session session = association.idleSession();
+        if (session == null) {
+            result.completeExceptionally(new IOException("all " + STREAMS + " streams of the association are busy"));
+            return;
+        }
+        EnhancedConnectionData offer = null;
+        SessionControl initiate;
+        if (options.enhanced()) {
+            boolean p2p = options.peerToPeer();
+            offer = new EnhancedConnectionData(p2p, p2p && options.rtrTypes().contains(RtrType.SEND),
+                    p2p && options.rtrTypes().contains(RtrType.WRITE), p2p && options.rtrTypes().contains(RtrType.READ),
+                    options.ird(), options.ord());
+            initiate = new SessionControl.EnhancedInitiate(offer, options.privateData());
+        } else {
+            initiate = new SessionControl.Initiate(options.privateData());
+        }
+        session.initiate(initiate, response -> onResponse(session, qp, options, response, result));
+    }
+
+    private void onResponse(DdpAssociation.Session session, QueuePair qp, ConnectOptions options,
+            SessionControl response, CompletableFuture<Connection> result) {
+        if (response == null) {
+            result.completeExceptionally(new IOException("the association or the session failed during setup"));
+            return;
+        }
+        if (result.isDone()) {
+            if (session.state == DdpAssociation.State.OPEN) {
+                session.close(); // timed out meanwhile: end the session the peer accepted
+            }
+            return;
+        }
+        EnhancedConnectionData answer = response.enhancedData().orElse(null);
+        switch (response) {
+            case SessionControl.Reject reject -> result.completeExceptionally(new ConnectionRejectedException(
+                    "rejected by the peer's ULP", true, -1, -1, reject.privateData()));
+            case SessionControl.EnhancedReject reject -> result.completeExceptionally(new ConnectionRejectedException(
+                    "rejected by the peer's ULP (enhanced)", true, answer == null ? -1 : answer.ird(),
+                    answer == null ? -1 : answer.ord(), reject.privateData()));
+            case SessionControl.Terminate terminate -> result.completeExceptionally(new ConnectionRejectedException(
+                    "refused by the peer's provider (Session Terminate, RFC 5043 §6.4)", false, -1, -1,
+                    PrivateData.EMPTY));
+            default -> accepted(session, qp, options, response, answer, result);
+        }
+    }
+
+    private void accepted(DdpAssociation.Session session, QueuePair qp, ConnectOptions options,
+            SessionControl accept, EnhancedConnectionData answer, CompletableFuture<Connection> result) {
+        int ird = options.ird();
+        int ord = options.ord();
+        RtrType rtr = RtrType.NONE;
+        if (answer != null) {
+            int[] settled = IrdOrdNegotiation.settle(options.ird(), options.ord(), answer.ird(), answer.ord());
+            if (settled[0] < 0) {
+                // RFC 6581 §9.1: the initiator cannot give the IRD the responder's ORD needs
+                session.close();
+                result.completeExceptionally(new ConnectionRejectedException("insufficient IRD: the responder's ORD "
+                        + answer.ord() + " exceeds this side's IRD " + options.ird(), false, answer.ird(),
+                        answer.ord(), accept.privateData()));
+                return;
+            }
+            ird = settled[0];
+            ord = settled[1];
+            if (options.peerToPeer()) {
+                rtr = pick(answer);
+                if (rtr == RtrType.NONE || !options.rtrTypes().contains(rtr)) {
+                    session.close();
+                    result.completeExceptionally(new ConnectionRejectedException("no matching RTR type", false,
+                            answer.ird(), answer.ord(), accept.privateData()));
+                    return;
+                }
+            }
+        }
+        LlpParameters parameters = new LlpParameters(ird, ord, rtr, RtrType.NONE, false, DdpSegment.DDP_VERSION,
+                RdmapControl.RDMAP_VERSION, options.privateData(), accept.privateData());
+        session.bind(parameters);
+        qp.attach(session);
+        complete(qp, parameters, result);
+    }
+
+    private static RtrType pick(EnhancedConnectionData data) {
+        if (data.writeRtr()) {
+            return RtrType.WRITE;
+        }
+        if (data.readRtr()) {
+            return RtrType.READ;
+        }
+        return data.sendRtr() ? RtrType.SEND : RtrType.NONE;
+    }
+
+    private static void complete(QueuePair qp, LlpParameters parameters, CompletableFuture<Connection> result) {
+        qp.established().whenComplete((event, failure) -> {
+            if (failure != null) {
+                result.completeExceptionally(failure);
+            } else {
+                result.complete(new Connection(qp, parameters));
+            }
+        });
+    }
+
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        for (SctpStack.Listening listening : listenings) {
+            listening.close();
+        }
+        for (DdpAssociation association : associations) {
+            association.close();
+        }
+        blocking.shutdownNow();
+    }
+
+    /** An Initiate waiting for the ULP. */
+    private static final class Request implements ConnectionRequest {
+        private final DdpAssociation association;
+        private final DdpAssociation.Session session;
+        private final SessionControl initiate;
+        private final EnhancedConnectionData offer;
+        private final AtomicBoolean answered = new AtomicBoolean();
+
+        Request(DdpAssociation association, DdpAssociation.Session session, SessionControl initiate) {
+            this.association = association;
+            this.session = session;
+            this.initiate = initiate;
+            this.offer = initiate.enhancedData().orElse(null);
+        }
+
+        @Override
+        public SocketAddress remoteAddress() {
+            return association.remoteAddress();
+        }
+
+        @Override
+        public PrivateData privateData() {
+            return initiate.privateData();
+        }
+
+        @Override
+        public boolean enhanced() {
+            return offer != null;
+        }
+
+        @Override
+        public int initiatorIrd() {
+            return offer == null ? -1 : offer.ird();
+        }
+
+        @Override
+        public int initiatorOrd() {
+            return offer == null ? -1 : offer.ord();
+        }
+
+        @Override
+        public boolean peerToPeer() {
+            return offer != null && offer.peerToPeer();
+        }
+
+        @Override
+        public CompletableFuture<Connection> accept(QueuePair qp, AcceptOptions options) {
+            once();
+            CompletableFuture<Connection> result = new CompletableFuture<>();
+            association.loop().execute(() -> {
+                if (session.state != DdpAssociation.State.PENDING_ULP) {
+                    result.completeExceptionally(new IOException("the initiator gave up or the association failed"));
+                    return;
+                }
+                int ird = options.ird();
+                int ord = options.ord();
+                RtrType rtr = RtrType.NONE;
+                SessionControl reply;
+                if (offer != null) {
+                    rtr = offer.peerToPeer() ? chooseRtr(offer) : RtrType.NONE;
+                    IrdOrdNegotiation.Answer answer = IrdOrdNegotiation.respond(offer.ird(), offer.ord(), options.ird(),
+                            options.ord(), rtr == RtrType.READ);
+                    ird = answer.ird();
+                    ord = answer.ord();
+                    // one RTR flag: the responder then knows the first message to consume (a deviation from the
+                    // SHOULD of RFC 6581 §9.2 to set every supported requested type, which it still satisfies
+                    // with "at least one")
+                    reply = new SessionControl.EnhancedAccept(new EnhancedConnectionData(offer.peerToPeer(),
+                            rtr == RtrType.SEND, rtr == RtrType.WRITE, rtr == RtrType.READ, answer.replyIrd(),
+                            answer.replyOrd()), options.privateData());
+                } else {
+                    reply = new SessionControl.Accept(options.privateData());
+                }
+                LlpParameters parameters = new LlpParameters(ird, ord, RtrType.NONE, rtr, false,
+                        DdpSegment.DDP_VERSION, RdmapControl.RDMAP_VERSION, options.privateData(),
+                        initiate.privateData());
+                session.answer(reply);
+                session.bind(parameters);
+                qp.attach(session);
+                complete(qp, parameters, result);
+            });
+            return result;
+        }
+
+        private static RtrType chooseRtr(EnhancedConnectionData offer) {
+            RtrType chosen = pick(offer);
+            return chosen == RtrType.NONE ? RtrType.WRITE : chosen; // none requested: propose one (§9.2)
+        }
+
+        @Override
+        public void reject(PrivateData privateData) {
+            once();
+            association.loop().execute(() -> {
+                if (session.state == DdpAssociation.State.PENDING_ULP) {
+                    // an enhanced Initiate is answered in kind (RFC 6581 §10); the ULP gave no IRD/ORD to quote
+                    session.answer(offer != null ? new SessionControl.EnhancedReject(null, privateData)
+                            : new SessionControl.Reject(privateData));
+                }
+            });
+        }
+
+        private void once() {
+            if (!answered.compareAndSet(false, true)) {
+                throw new IllegalStateException("the request was already answered");
+            }
+        }
+    }
+}
