@@ -45,5 +45,5 @@ rddp_ensure_packages() {
     || rddp_die "could not install ${missing[*]} with apt-get"
 }
 
-# Native libraries the stack loads at run time (usrsctp through java.lang.foreign from the SCTP issue on).
-RDDP_PACKAGES=()
+# Native libraries the stack loads at run time: usrsctp, reached through java.lang.foreign.
+RDDP_PACKAGES=(libusrsctp2)

@@ -529,7 +529,8 @@ final class DdpAssociation {
         private void onControl(SessionControl control) {
             switch (state) {
                 case IDLE -> {
-                    if (control instanceof SessionControl.Initiate || control instanceof SessionControl.EnhancedInitiate) {
+                    if (control instanceof SessionControl.Initiate
+                            || control instanceof SessionControl.EnhancedInitiate) {
                         state = State.PENDING_ULP;
                         enhanced = control instanceof SessionControl.EnhancedInitiate;
                         Listener current = listener;

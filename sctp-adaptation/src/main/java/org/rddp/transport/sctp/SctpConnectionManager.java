@@ -126,6 +126,7 @@ public final class SctpConnectionManager implements ConnectionManager {
         return result;
     }
 
+    @SuppressWarnings("checkstyle:IllegalCatch") // whatever the stack throws must fail the future, not vanish
     private CompletableFuture<DdpAssociation> associationTo(InetSocketAddress remote) {
         CompletableFuture<DdpAssociation> existing = outbound.get(remote);
         if (existing != null && !existing.isCompletedExceptionally()
