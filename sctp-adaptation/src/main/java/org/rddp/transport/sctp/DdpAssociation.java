@@ -55,10 +55,12 @@ final class DdpAssociation {
     private volatile boolean down;
     private boolean adaptationSeen;
     private final Consumer<DdpAssociation> onDown;
+    private final ChunkTap tap;
     /** The last illegal sequence seen, for diagnostics and tests. */
     volatile String lastIllegal;
 
-    DdpAssociation(SctpSocket socket, EventLoop loop, Consumer<DdpAssociation> onDown) {
+    DdpAssociation(SctpSocket socket, EventLoop loop, Consumer<DdpAssociation> onDown, ChunkTap tap) {
+        this.tap = tap;
         this.socket = socket;
         this.loop = loop;
         this.onDown = onDown;
@@ -169,6 +171,7 @@ final class DdpAssociation {
                     refuse("data on stream " + message.streamId + " of " + sessions.length);
                     return;
                 }
+                tap.chunk(this, false, message.streamId, message.ppid, message.unordered, receiveBuffer, length);
                 sessions[message.streamId].onChunk(length);
             }
             default -> { }
@@ -212,6 +215,11 @@ final class DdpAssociation {
         OPEN,
         /** This side sent its Terminate; the peer's may still come. */
         CLOSING,
+        /**
+         * This side ended the session over an illegal chunk; everything from the peer is dropped until its
+         * Terminate, so the stream is not reused while old chunks may be in flight (RFC 5043 §6.6).
+         */
+        DRAINING,
     }
 
     /** A DDP stream session on one pair of like-numbered SCTP streams; the LLP stream of one queue pair. */
@@ -296,7 +304,11 @@ final class DdpAssociation {
         private int transmit(byte[] octets, int ppid) {
             MemorySegment.copy(MemorySegment.ofArray(octets), 0, sendBuffer, 0, octets.length);
             try {
-                return socket.send(sendBuffer, 0, octets.length, streamId, ppid, true);
+                int sent = socket.send(sendBuffer, 0, octets.length, streamId, ppid, true);
+                if (sent != SctpSocket.WOULD_BLOCK) {
+                    tap.chunk(DdpAssociation.this, true, streamId, ppid, true, sendBuffer, octets.length);
+                }
+                return sent;
             } catch (IOException e) {
                 lose("send failed: " + e.getMessage());
                 return octets.length;
@@ -367,6 +379,7 @@ final class DdpAssociation {
                 pressured = true;
                 return BACK_PRESSURED;
             }
+            tap.chunk(DdpAssociation.this, true, streamId, DdpSctp.PPID_DDP_SEGMENT, true, sendBuffer, length);
             txSsn = (txSsn + 1) & 0xFFFF;
             return SENT;
         }
@@ -453,6 +466,10 @@ final class DdpAssociation {
                 illegal("PPID " + Integer.toUnsignedString(ppid) + " on a DDP association");
                 return;
             }
+            if (state == State.DRAINING) {
+                drain(ppid, length);
+                return;
+            }
             int ssn = Wire.u16(receiveBuffer, 0);
             int distance = (ssn - rxSsn) & 0xFFFF;
             if (distance >= HALF_SPACE || distance >= REORDER_WINDOW) {
@@ -465,6 +482,20 @@ final class DdpAssociation {
             }
             process(ppid, receiveBuffer, length, false);
             advance();
+        }
+
+        /** In DRAINING: the peer's Terminate frees the stream; anything else is dropped. */
+        private void drain(int ppid, int length) {
+            if (ppid != DdpSctp.PPID_SESSION_CONTROL) {
+                return;
+            }
+            try {
+                if (SessionControlChunk.decode(receiveBuffer, 0, length).message() instanceof SessionControl.Terminate) {
+                    endSession();
+                }
+            } catch (MalformedFrameException e) {
+                // dropped like the rest
+            }
         }
 
         /** Keeps an early chunk until its turn; tagged payload is placed now (RFC 5043 §10). */
@@ -590,12 +621,17 @@ final class DdpAssociation {
          */
         private void illegal(String reason) {
             boolean wasActive = state != State.IDLE;
-            if (state == State.OPEN || state == State.PENDING_ULP || state == State.INITIATE_SENT) {
+            boolean answered = state == State.CLOSING;
+            if (state == State.DRAINING) {
+                return; // already ended; waiting for the peer's Terminate
+            }
+            if (!answered) {
                 sendControl(new SessionControl.Terminate());
             }
             LlpSink current = sink;
             Consumer<SessionControl> waiting = responseHandler;
             endSession();
+            state = State.DRAINING;
             if (current != null) {
                 current.onClosed(false, "illegal session sequence: " + reason);
             }

@@ -14,7 +14,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import java.lang.foreign.MemorySegment;
 import org.rddp.ddp.DdpSegment;
+import org.rddp.error.MpaError;
+import org.rddp.rdmap.RdmapOpcode;
+import org.rddp.rdmap.TerminateHeader;
 import org.rddp.llp.EventLoop;
 import org.rddp.llp.LlpParameters;
 import org.rddp.llp.RtrType;
@@ -47,6 +51,7 @@ public final class SctpConnectionManager implements ConnectionManager {
     private static final AtomicInteger LOOPS = new AtomicInteger();
 
     private final SctpStack stack;
+    private final ChunkTap tap;
     private final InetAddress localAddress;
     private final Map<InetSocketAddress, CompletableFuture<DdpAssociation>> outbound = new ConcurrentHashMap<>();
     private final Set<DdpAssociation> associations = ConcurrentHashMap.newKeySet();
@@ -57,8 +62,19 @@ public final class SctpConnectionManager implements ConnectionManager {
 
     /** A manager on {@code stack}, binding every association to {@code localAddress} only. */
     public SctpConnectionManager(SctpStack stack, InetAddress localAddress) {
+        this(stack, localAddress, ChunkTap.NONE);
+    }
+
+    /** As above, with a tap that sees every chunk sent and received (tests, capture, diagnostics). */
+    public SctpConnectionManager(SctpStack stack, InetAddress localAddress, ChunkTap tap) {
         this.stack = stack;
         this.localAddress = localAddress;
+        this.tap = tap;
+    }
+
+    /** Associations up right now (queue pairs to one peer share one). */
+    public int associationCount() {
+        return associations.size();
     }
 
     /** The stack underneath. */
@@ -96,7 +112,7 @@ public final class SctpConnectionManager implements ConnectionManager {
             outbound.values().removeIf(future -> future.isDone() && !future.isCompletedExceptionally()
                     && future.join() == gone);
             gone.loop().execute(gone.loop()::close);
-        });
+        }, tap);
         associations.add(association);
         return association;
     }
@@ -213,7 +229,11 @@ public final class SctpConnectionManager implements ConnectionManager {
         if (answer != null) {
             int[] settled = IrdOrdNegotiation.settle(options.ird(), options.ord(), answer.ird(), answer.ord());
             if (settled[0] < 0) {
-                // RFC 6581 §9.1: the initiator cannot give the IRD the responder's ORD needs
+                // RFC 6581 §9.1: the initiator cannot give the IRD the responder's ORD needs; it MUST send a
+                // Terminate with Layer 2, EType 0, code 6 and end the connection
+                byte[] terminate = terminateMessage(MpaError.INSUFFICIENT_IRD);
+                MemorySegment octets = MemorySegment.ofArray(terminate);
+                session.send(octets, 0, terminate.length, octets, 0, 0);
                 session.close();
                 result.completeExceptionally(new ConnectionRejectedException("insufficient IRD: the responder's ORD "
                         + answer.ord() + " exceeds this side's IRD " + options.ird(), false, answer.ird(),
@@ -237,6 +257,17 @@ public final class SctpConnectionManager implements ConnectionManager {
         session.bind(parameters);
         qp.attach(session);
         complete(qp, parameters, result);
+    }
+
+    /** A whole RDMAP Terminate message (QN 2, MSN 1) carrying {@code cause} and no headers. */
+    private static byte[] terminateMessage(MpaError cause) {
+        TerminateHeader header = TerminateHeader.of(cause);
+        byte[] message = new byte[DdpSegment.UNTAGGED_HEADER_LENGTH + header.length()];
+        MemorySegment octets = MemorySegment.ofArray(message);
+        new DdpSegment().bind(octets, 0, message.length).writeUntagged(true,
+                RdmapControl.encode(RdmapOpcode.TERMINATE), 0, RdmapControl.TERMINATE_QUEUE, 1, 0);
+        header.encodeTo(octets, DdpSegment.UNTAGGED_HEADER_LENGTH);
+        return message;
     }
 
     private static RtrType pick(EnhancedConnectionData data) {
