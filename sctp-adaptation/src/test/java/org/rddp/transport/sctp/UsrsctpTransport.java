@@ -16,11 +16,19 @@ final class UsrsctpTransport implements TransportFixture {
     private final SctpConnectionManager initiator;
     private final SctpConnectionManager responder;
 
-    /** Two managers on this process's usrsctp stack. */
+    private final UsrsctpStack stack;
+
+    /** Two managers on this process's usrsctp stack, over UDP. */
     UsrsctpTransport() throws IOException {
+        this(UsrsctpStack.udp());
+    }
+
+    /** Two managers on {@code stack}. */
+    UsrsctpTransport(UsrsctpStack stack) {
         InetAddress loopback = InetAddress.getLoopbackAddress();
-        initiator = new SctpConnectionManager(UsrsctpStack.udp(), loopback);
-        responder = new SctpConnectionManager(UsrsctpStack.udp(), loopback);
+        this.stack = stack;
+        initiator = new SctpConnectionManager(stack, loopback);
+        responder = new SctpConnectionManager(stack, loopback);
     }
 
     @Override
@@ -40,11 +48,7 @@ final class UsrsctpTransport implements TransportFixture {
 
     @Override
     public int mulpdu() {
-        try {
-            return UsrsctpStack.udp().maxMessage() - 2;
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
+        return stack.maxMessage() - 2;
     }
 
     @Override
