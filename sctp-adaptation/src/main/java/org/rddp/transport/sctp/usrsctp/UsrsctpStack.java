@@ -29,36 +29,82 @@ import org.rddp.transport.sctp.SctpStack;
 @SuppressWarnings("checkstyle:IllegalCatch") // MethodHandle.invokeExact declares Throwable
 public final class UsrsctpStack implements SctpStack {
     /**
-     * Path MTU used on every association (loopback and test hosts carry it without IP fragmentation); the
-     * system property {@code rddp.usrsctp.pmtu} overrides it. Measured with libusrsctp2 0.9.5 over UDP on
-     * loopback: packets up to 48 KiB arrive every time, while at 60000 octets full-size messages never arrive
-     * (usrsctp sends no datagram for them), so 48 KiB it is.
+     * Path MTU used on every association; the system property {@code rddp.usrsctp.pmtu} overrides it. Kept at
+     * 16 KiB because of libusrsctp2 0.9.5's UDP output path: it copies a packet's mbuf chain into at most 32
+     * iovecs (MAXLEN_MBUF_CHAIN in user_socket.c) and silently drops a packet whose chain is longer. Data sits in
+     * 2 KiB clusters, so a large packet, or one bundling several chunks, can need more than 32 mbufs; the drop
+     * then repeats on every retransmission and the association stalls. Measured on loopback: 60000-octet
+     * packets were lost, and a 49 KiB PMTU stalled two processes echoing 100 messages of up to 64 KiB; at 16 KiB
+     * and 8 KiB the same exchange always completed.
      */
-    public static final int PATH_MTU = Integer.getInteger("rddp.usrsctp.pmtu", 49152);
+    public static final int PATH_MTU = Integer.getInteger("rddp.usrsctp.pmtu", 16384);
     private static final int IP_HEADER = 20;
     private static final int UDP_HEADER = 8;
     private static final int SCTP_COMMON_HEADER = 12;
     private static final int DATA_CHUNK_HEADER = 16;
     private static final int SOCKET_BUFFER = 4 << 20;
 
+    /** System property naming the UDP port for this process's usrsctp stack; a free one is chosen without it. */
+    public static final String UDP_PORT_PROPERTY = "rddp.usrsctp.udp-port";
+
     private static int udpPort = -1;
 
     private final boolean encapsulated;
+    private final int remoteUdpPort;
 
-    private UsrsctpStack(boolean encapsulated) {
+    private UsrsctpStack(boolean encapsulated, int remoteUdpPort) {
         this.encapsulated = encapsulated;
+        this.remoteUdpPort = remoteUdpPort;
     }
 
-    /** SCTP over UDP (RFC 6951) on this process's usrsctp stack, started on first use. */
+    /** SCTP over UDP (RFC 6951) on this process's usrsctp stack, started on first use, to peers in this process. */
     public static UsrsctpStack udp() throws IOException {
         start();
-        return new UsrsctpStack(true);
+        return new UsrsctpStack(true, udpPort());
+    }
+
+    /**
+     * SCTP over UDP to peers whose usrsctp encapsulates on {@code remoteUdpPort} (another process's stack): the
+     * initiator must know the responder's UDP port; the responder learns the initiator's (RFC 6951 §5.4).
+     */
+    public static UsrsctpStack udp(int remoteUdpPort) throws IOException {
+        start();
+        return new UsrsctpStack(true, remoteUdpPort);
     }
 
     /** SCTP straight over IP on this process's usrsctp stack; needs root for usrsctp's raw sockets. */
     public static UsrsctpStack nativeIp() throws IOException {
         start();
-        return new UsrsctpStack(false);
+        return new UsrsctpStack(false, 0);
+    }
+
+    /**
+     * Stops this process's usrsctp stack once every socket is closed ({@code usrsctp_finish} refuses while any
+     * exists), trying until {@code timeout}. Returns whether it stopped; afterwards no stack can be started again
+     * in this process.
+     */
+    @SuppressWarnings("checkstyle:IllegalCatch")
+    public static synchronized boolean shutdown(java.time.Duration timeout) {
+        if (udpPort < 0) {
+            return true;
+        }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            int status;
+            try {
+                status = (int) Usrsctp.FINISH.invokeExact();
+            } catch (Throwable e) {
+                return false;
+            }
+            if (status == 0) {
+                udpPort = Integer.MIN_VALUE; // finished for good
+                return true;
+            }
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            Thread.onSpinWait(); // sockets still closing: their associations shut down in usrsctp's threads
+        }
     }
 
     /** The UDP port this process's usrsctp stack encapsulates on. */
@@ -74,11 +120,24 @@ public final class UsrsctpStack implements SctpStack {
         if (udpPort >= 0) {
             return;
         }
+        if (udpPort == Integer.MIN_VALUE) {
+            throw new IOException("the usrsctp stack of this process was shut down");
+        }
         String missing = Usrsctp.unavailable();
         if (missing != null) {
             throw new IOException(missing);
         }
-        int port = freeUdpPort();
+        int port = Integer.getInteger(UDP_PORT_PROPERTY, 0);
+        if (port == 0) {
+            port = freeUdpPort();
+        } else {
+            try (DatagramSocket probe = new DatagramSocket(new InetSocketAddress(port))) {
+                probe.getLocalPort(); // free: usrsctp may have it
+            } catch (SocketException e) {
+                throw new IOException("UDP port " + port + " is taken, and usrsctp needs it for SCTP over UDP "
+                        + "(RFC 6951): free it or choose another with -D" + UDP_PORT_PROPERTY + "=PORT", e);
+            }
+        }
         try {
             Usrsctp.INIT.invokeExact((short) port, MemorySegment.NULL, MemorySegment.NULL);
         } catch (Throwable e) {
@@ -91,6 +150,7 @@ public final class UsrsctpStack implements SctpStack {
         } catch (BindException expected) {
             udpPort = port; // taken: by usrsctp, as it should be
         }
+        UdpSocketBuffers.raise(port, SOCKET_BUFFER);
     }
 
     private static int freeUdpPort() throws IOException {
@@ -106,7 +166,7 @@ public final class UsrsctpStack implements SctpStack {
         return encapsulated ? "usrsctp-udp" : "usrsctp-native";
     }
 
-    /** The largest user message that avoids fragmentation at {@link #PATH_MTU}. */
+    /** The largest user message that avoids SCTP and IP fragmentation at {@link #PATH_MTU} (RFC 5043 §9). */
     public int maxMessage() {
         return PATH_MTU - IP_HEADER - (encapsulated ? UDP_HEADER : 0) - SCTP_COMMON_HEADER - DATA_CHUNK_HEADER;
     }
@@ -122,7 +182,7 @@ public final class UsrsctpStack implements SctpStack {
             if (encapsulated) {
                 MemorySegment encaps = arena.allocate(Usrsctp.UDPENCAPS_SIZE);
                 encaps.set(JAVA_SHORT, 0, (short) Usrsctp.AF_INET);
-                encaps.set(Usrsctp.U16_BE, 132, (short) udpPort()); // the peer's stack is this process's
+                encaps.set(Usrsctp.U16_BE, 132, (short) remoteUdpPort);
                 setsockopt(socket, state, Usrsctp.SCTP_REMOTE_UDP_ENCAPS_PORT, encaps, "remote UDP port");
             }
             int status = (int) Usrsctp.CONNECT.invokeExact(state, socket, Usrsctp.sockaddr(arena, remote),
