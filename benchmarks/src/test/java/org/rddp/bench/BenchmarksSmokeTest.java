@@ -32,4 +32,13 @@ class BenchmarksSmokeTest {
             assertThat(result.getPrimaryResult().getSampleCount()).isPositive();
         }
     }
+
+    @Test
+    void theSctpComparisonRuns() throws Exception {
+        double[] results = SctpBench.run(0.3, 100);
+        for (int i = 0; i < 4; i++) {
+            assertThat(results[i]).as("measurement %d", i).isPositive();
+        }
+        assertThat(SctpBench.table(results)).contains("ratio").contains("ping-pong");
+    }
 }

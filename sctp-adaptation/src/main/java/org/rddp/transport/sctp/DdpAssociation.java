@@ -490,7 +490,8 @@ final class DdpAssociation {
                 return;
             }
             try {
-                if (SessionControlChunk.decode(receiveBuffer, 0, length).message() instanceof SessionControl.Terminate) {
+                SessionControl control = SessionControlChunk.decode(receiveBuffer, 0, length).message();
+                if (control instanceof SessionControl.Terminate) {
                     endSession();
                 }
             } catch (MalformedFrameException e) {

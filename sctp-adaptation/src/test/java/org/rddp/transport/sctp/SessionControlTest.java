@@ -72,8 +72,8 @@ class SessionControlTest {
     @BeforeEach
     void setUp() throws Exception {
         ours = new SctpConnectionManager(UsrsctpStack.udp(), InetAddress.getLoopbackAddress(),
-                (association, outbound, streamId, ppid, unordered, chunk, length) -> tapped.add((outbound ? "out" : "in")
-                        + " sid=" + streamId + " ppid=" + ppid + " U=" + unordered));
+                (association, outbound, streamId, ppid, unordered, chunk, length) -> tapped.add(
+                        (outbound ? "out" : "in") + " sid=" + streamId + " ppid=" + ppid + " U=" + unordered));
         address = new InetSocketAddress(InetAddress.getLoopbackAddress(), PORTS.incrementAndGet());
     }
 
@@ -231,6 +231,7 @@ class SessionControlTest {
                     peer.send(sid, DdpSctp.PPID_SESSION_CONTROL, true, chunk);
                 }
                 case TRUNCATED_CHUNK -> peer.send(sid, DdpSctp.PPID_SESSION_CONTROL, true, new byte[] {0});
+                default -> throw new IllegalStateException(illegal.name());
             }
             RawPeer.Chunk answer = peer.next();
             assertThat(answer.streamId()).isEqualTo(sid);

@@ -72,7 +72,8 @@ class TwoProcessTest {
             QueuePair qp = pd.createQueuePair(QpAttributes.of(cq, 128, 1));
             int count = 100;
             int slot = 65536;
-            MemoryRegion back = pd.register(Arena.ofAuto().allocate((long) count * slot), EnumSet.of(Access.LOCAL_WRITE));
+            MemoryRegion back = pd.register(Arena.ofAuto().allocate((long) count * slot),
+                    EnumSet.of(Access.LOCAL_WRITE));
             MemoryRegion out = pd.register(Arena.ofAuto().allocate((long) count * slot), EnumSet.noneOf(Access.class));
             ReceiveWorkRequest receive = new ReceiveWorkRequest(1);
             for (int i = 0; i < count; i++) {
@@ -99,7 +100,8 @@ class TwoProcessTest {
                 int echoed = 0;
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
                 while (echoed < count) {
-                    assertThat(System.nanoTime()).as("echoes within 60 s, %d so far, %s", echoed, qp).isLessThan(deadline);
+                    assertThat(System.nanoTime()).as("echoes within 60 s, %d so far, %s", echoed, qp)
+                            .isLessThan(deadline);
                     if (!cq.poll(completion)) {
                         Thread.onSpinWait();
                         continue;
@@ -109,7 +111,8 @@ class TwoProcessTest {
                         CRC32C crc = new CRC32C();
                         crc.update(back.memory().asSlice(completion.wrId() * slot, completion.byteLength())
                                 .asByteBuffer());
-                        assertThat(crc.getValue()).as("echo %d", completion.wrId()).isEqualTo(sent[(int) completion.wrId()]);
+                        assertThat(crc.getValue()).as("echo %d", completion.wrId())
+                                .isEqualTo(sent[(int) completion.wrId()]);
                         echoed++;
                     }
                 }

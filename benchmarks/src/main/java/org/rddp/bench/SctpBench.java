@@ -1,0 +1,272 @@
+package org.rddp.bench;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.rddp.engine.WcStatus;
+import org.rddp.engine.WorkOpcode;
+import org.rddp.sctp.DdpSctp;
+import org.rddp.transport.sctp.SctpConnectionManager;
+import org.rddp.transport.sctp.SctpSocket;
+import org.rddp.transport.sctp.SctpStack;
+import org.rddp.transport.sctp.usrsctp.UsrsctpStack;
+import org.rddp.verbs.AcceptOptions;
+import org.rddp.verbs.Access;
+import org.rddp.verbs.CompletionQueue;
+import org.rddp.verbs.ConnectOptions;
+import org.rddp.verbs.Listener;
+import org.rddp.verbs.MemoryRegion;
+import org.rddp.verbs.ProtectionDomain;
+import org.rddp.verbs.QpAttributes;
+import org.rddp.verbs.QueuePair;
+import org.rddp.verbs.RdmaDevice;
+import org.rddp.verbs.ReceiveWorkRequest;
+import org.rddp.verbs.SendWorkRequest;
+import org.rddp.verbs.WorkCompletion;
+import org.rddp.wire.PrivateData;
+
+/**
+ * RDMA Write bandwidth and Send ping-pong latency over the SCTP adaptation on usrsctp, next to raw usrsctp
+ * message transfer on the same stack, in one run (both ends in this process, UDP encapsulation on loopback).
+ * Prints a table with the ratios. Arguments: seconds per bandwidth measurement (default 3), ping-pongs (2000).
+ */
+public final class SctpBench {
+    private static final int LATENCY_MESSAGE = 8;
+    private static final AtomicInteger PORTS = new AtomicInteger(41000 + ThreadLocalRandom.current().nextInt(2000));
+
+    private SctpBench() {
+    }
+
+    /** Runs the comparison and prints the table. */
+    public static void main(String[] args) throws Exception {
+        double seconds = args.length > 0 ? Double.parseDouble(args[0]) : 3;
+        int pings = args.length > 1 ? Integer.parseInt(args[1]) : 2000;
+        System.out.print(table(run(seconds, pings)));
+        System.exit(0); // usrsctp's threads are not daemons
+    }
+
+    /**
+     * Measures, in this order: raw bandwidth MiB/s, raw median round trip us, RDDP RDMA Write bandwidth MiB/s,
+     * RDDP Send ping-pong median round trip us, and the raw message size.
+     */
+    public static double[] run(double seconds, int pings) throws Exception {
+        UsrsctpStack stack = UsrsctpStack.udp();
+        int message = stack.maxMessage();
+        double rawBandwidth = rawBandwidth(stack, message, seconds);
+        double rawLatency = rawLatency(stack, pings);
+        double[] rddp = rddp(stack, seconds, pings);
+        return new double[] {rawBandwidth, rawLatency, rddp[0], rddp[1], message};
+    }
+
+    /** The results as a table with ratios. */
+    public static String table(double[] results) {
+        StringBuilder out = new StringBuilder();
+        out.append(String.format("%-46s %12s %12s %8s%n", "usrsctp, UDP encapsulation, loopback", "raw usrsctp",
+                "RDDP", "ratio"));
+        out.append(String.format("%-46s %12.1f %12.1f %8.2f%n", "bandwidth MiB/s (Write 64 KiB; raw "
+                + (int) results[4] + " B)", results[0], results[2], results[2] / results[0]));
+        out.append(String.format("%-46s %12.1f %12.1f %8.2f%n", "ping-pong round trip, median us (8 B)", results[1],
+                results[3], results[3] / results[1]));
+        return out.toString();
+    }
+
+    private static SctpSocket[] pair(SctpStack stack, int port) throws Exception {
+        InetSocketAddress local = new InetSocketAddress(InetAddress.getLoopbackAddress(), port);
+        SctpStack.Listening listening = stack.listen(local, 8, DdpSctp.ADAPTATION_INDICATION);
+        CompletableFuture<SctpSocket> accepted = new CompletableFuture<>();
+        listening.start(accepted::complete);
+        SctpSocket client = stack.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), local, 8,
+                DdpSctp.ADAPTATION_INDICATION);
+        SctpSocket server = accepted.get(10, TimeUnit.SECONDS);
+        listening.close();
+        client.onReady(() -> { });
+        server.onReady(() -> { });
+        return new SctpSocket[] {client, server};
+    }
+
+    private static double rawBandwidth(SctpStack stack, int message, double seconds) throws Exception {
+        SctpSocket[] sockets = pair(stack, PORTS.incrementAndGet());
+        MemorySegment out = Arena.ofAuto().allocate(message);
+        long[] received = new long[1];
+        Thread reader = Thread.ofPlatform().start(() -> {
+            MemorySegment in = Arena.ofAuto().allocate(70000);
+            SctpSocket.ReceivedMessage info = new SctpSocket.ReceivedMessage();
+            try {
+                while (!Thread.currentThread().isInterrupted()) {
+                    int length = sockets[1].receive(in, info);
+                    if (length > 0 && info.kind == SctpSocket.ReceivedMessage.DATA) {
+                        received[0] += length;
+                    } else {
+                        Thread.onSpinWait();
+                    }
+                }
+            } catch (java.io.IOException e) {
+                // closed at the end
+            }
+        });
+        long end = System.nanoTime() + (long) (seconds * 1e9);
+        long start = System.nanoTime();
+        long sent = 0;
+        while (System.nanoTime() < end) {
+            if (sockets[0].send(out, 0, message, 1, DdpSctp.PPID_DDP_SEGMENT, true) > 0) {
+                sent += message;
+            } else {
+                Thread.onSpinWait();
+            }
+        }
+        while (received[0] < sent && System.nanoTime() < end + 10_000_000_000L) {
+            Thread.onSpinWait();
+        }
+        double elapsed = (System.nanoTime() - start) / 1e9;
+        reader.interrupt();
+        reader.join();
+        sockets[0].close();
+        sockets[1].close();
+        return received[0] / elapsed / (1 << 20);
+    }
+
+    private static double rawLatency(SctpStack stack, int pings) throws Exception {
+        SctpSocket[] sockets = pair(stack, PORTS.incrementAndGet());
+        Thread echo = Thread.ofPlatform().start(() -> {
+            MemorySegment in = Arena.ofAuto().allocate(70000);
+            SctpSocket.ReceivedMessage info = new SctpSocket.ReceivedMessage();
+            try {
+                for (int i = 0; i < pings; ) {
+                    int length = sockets[1].receive(in, info);
+                    if (length > 0 && info.kind == SctpSocket.ReceivedMessage.DATA) {
+                        while (sockets[1].send(in, 0, length, 1, DdpSctp.PPID_DDP_SEGMENT, true) < 0) {
+                            Thread.onSpinWait();
+                        }
+                        i++;
+                    }
+                }
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        MemorySegment out = Arena.ofAuto().allocate(LATENCY_MESSAGE);
+        MemorySegment in = Arena.ofAuto().allocate(70000);
+        SctpSocket.ReceivedMessage info = new SctpSocket.ReceivedMessage();
+        long[] rtt = new long[pings];
+        for (int i = 0; i < pings; i++) {
+            long start = System.nanoTime();
+            while (sockets[0].send(out, 0, LATENCY_MESSAGE, 1, DdpSctp.PPID_DDP_SEGMENT, true) < 0) {
+                Thread.onSpinWait();
+            }
+            while (true) {
+                int length = sockets[0].receive(in, info);
+                if (length > 0 && info.kind == SctpSocket.ReceivedMessage.DATA) {
+                    break;
+                }
+            }
+            rtt[i] = System.nanoTime() - start;
+        }
+        echo.join();
+        sockets[0].close();
+        sockets[1].close();
+        return median(rtt) / 1000.0;
+    }
+
+    /** {@code {write MiB/s, median ping-pong us}} over the SCTP adaptation. */
+    private static double[] rddp(UsrsctpStack stack, double seconds, int pings) throws Exception {
+        InetAddress loopback = InetAddress.getLoopbackAddress();
+        InetSocketAddress address = new InetSocketAddress(loopback, PORTS.incrementAndGet());
+        RdmaDevice device = new RdmaDevice("bench");
+        ProtectionDomain pd = device.allocateProtectionDomain();
+        CompletionQueue initiatorCq = device.createCompletionQueue(4096);
+        CompletionQueue responderCq = device.createCompletionQueue(4096);
+        QueuePair initiator = pd.createQueuePair(QpAttributes.of(initiatorCq, 1024, 1));
+        QueuePair responder = pd.createQueuePair(QpAttributes.of(responderCq, 1024, 1));
+        int size = 64 << 10;
+        MemoryRegion sink = pd.register(Arena.ofAuto().allocate(size), EnumSet.of(Access.LOCAL_WRITE,
+                Access.REMOTE_WRITE));
+        MemoryRegion source = pd.register(Arena.ofAuto().allocate(size), EnumSet.of(Access.LOCAL_WRITE));
+        MemoryRegion pongs = pd.register(Arena.ofAuto().allocate(1024L * LATENCY_MESSAGE),
+                EnumSet.of(Access.LOCAL_WRITE));
+        ReceiveWorkRequest receive = new ReceiveWorkRequest(1);
+        for (int i = 0; i < 1024; i++) {
+            responder.postReceive(receive.wrId(i).sge(0, pongs, (long) i * LATENCY_MESSAGE, LATENCY_MESSAGE));
+            initiator.postReceive(receive.wrId(i).sge(0, pongs, (long) i * LATENCY_MESSAGE, LATENCY_MESSAGE));
+        }
+        try (SctpConnectionManager server = new SctpConnectionManager(stack, loopback);
+                SctpConnectionManager client = new SctpConnectionManager(stack, loopback);
+                Listener listener = server.listen(address, request -> request.accept(responder,
+                        new AcceptOptions(PrivateData.EMPTY, 1, 1)))) {
+            client.connect(initiator, address, ConnectOptions.of(1, 1)).get(10, TimeUnit.SECONDS);
+            WorkCompletion completion = new WorkCompletion();
+            SendWorkRequest write = new SendWorkRequest(1).opcode(WorkOpcode.RDMA_WRITE).signaled(true)
+                    .remote(sink.rkey(), 0).sge(0, source, 0, size);
+            int window = 32;
+            int outstanding = 0;
+            long bytes = 0;
+            long start = System.nanoTime();
+            long end = start + (long) (seconds * 1e9);
+            while (System.nanoTime() < end || outstanding > 0) {
+                if (outstanding < window && System.nanoTime() < end && initiator.postSend(write) == 0) {
+                    outstanding++;
+                } else if (initiatorCq.poll(completion)) {
+                    check(completion);
+                    outstanding--;
+                    bytes += size;
+                }
+            }
+            // a Send behind the Writes: when it is received, every Write before it is placed (RFC 5040 §5.5)
+            SendWorkRequest ping = new SendWorkRequest(1).opcode(WorkOpcode.SEND).sge(0, source, 0, LATENCY_MESSAGE);
+            initiator.postSend(ping);
+            await(responderCq, completion);
+            double bandwidth = bytes / ((System.nanoTime() - start) / 1e9) / (1 << 20);
+            await(initiatorCq, completion);
+
+            long[] rtt = new long[pings];
+            SendWorkRequest pong = new SendWorkRequest(1).opcode(WorkOpcode.SEND).sge(0, source, 0, LATENCY_MESSAGE);
+            for (int i = 0; i < pings; i++) {
+                long t0 = System.nanoTime();
+                initiator.postSend(ping);
+                awaitReceive(responderCq, completion);
+                responder.postSend(pong);
+                awaitReceive(initiatorCq, completion);
+                rtt[i] = System.nanoTime() - t0;
+                if (i % 512 == 0) {
+                    for (int r = 0; r < 512; r++) {
+                        responder.postReceive(receive.wrId(r).sge(0, pongs, 0, LATENCY_MESSAGE));
+                        initiator.postReceive(receive.wrId(r).sge(0, pongs, 0, LATENCY_MESSAGE));
+                    }
+                }
+            }
+            return new double[] {bandwidth, median(rtt) / 1000.0};
+        }
+    }
+
+    private static void check(WorkCompletion completion) {
+        if (completion.status() != WcStatus.SUCCESS) {
+            throw new IllegalStateException("failed: " + completion);
+        }
+    }
+
+    private static void await(CompletionQueue cq, WorkCompletion into) {
+        while (!cq.poll(into)) {
+            Thread.onSpinWait();
+        }
+        check(into);
+    }
+
+    /** Waits for a receive completion, passing over send completions. */
+    private static void awaitReceive(CompletionQueue cq, WorkCompletion into) {
+        do {
+            await(cq, into);
+        } while (into.opcode() != org.rddp.verbs.WcOpcode.RECV);
+    }
+
+    private static double median(long[] values) {
+        long[] sorted = values.clone();
+        Arrays.sort(sorted);
+        return sorted[sorted.length / 2];
+    }
+}
