@@ -11,7 +11,6 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Test;
@@ -52,7 +51,7 @@ class ManyQueuePairsTest {
     @Test
     void eachQueuePairCarriesItsOwnTrafficOverOneAssociation() throws Exception {
         InetAddress loopback = InetAddress.getLoopbackAddress();
-        InetSocketAddress address = new InetSocketAddress(loopback, 30000 + ThreadLocalRandom.current().nextInt(5000));
+        InetSocketAddress address = new InetSocketAddress(loopback, TestPorts.next());
         try (SctpConnectionManager server = new SctpConnectionManager(UsrsctpStack.udp(), loopback);
                 SctpConnectionManager client = new SctpConnectionManager(UsrsctpStack.udp(), loopback)) {
             RdmaDevice device = new RdmaDevice("many");

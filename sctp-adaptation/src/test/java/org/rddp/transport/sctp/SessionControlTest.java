@@ -13,9 +13,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -56,7 +54,6 @@ import org.rddp.wire.PrivateData;
  * DDP-SSN, function code) as SCTP carried it.
  */
 class SessionControlTest {
-    private static final AtomicInteger PORTS = new AtomicInteger(40000 + ThreadLocalRandom.current().nextInt(10000));
     private static final PrivateData HELLO = PrivateData.of(new byte[] {'h', 'e', 'l', 'l', 'o'});
     private static final PrivateData NO = PrivateData.of(new byte[] {'n', 'o'});
 
@@ -74,7 +71,7 @@ class SessionControlTest {
         ours = new SctpConnectionManager(UsrsctpStack.udp(), InetAddress.getLoopbackAddress(),
                 (association, outbound, streamId, ppid, unordered, chunk, length) -> tapped.add(
                         (outbound ? "out" : "in") + " sid=" + streamId + " ppid=" + ppid + " U=" + unordered));
-        address = new InetSocketAddress(InetAddress.getLoopbackAddress(), PORTS.incrementAndGet());
+        address = new InetSocketAddress(InetAddress.getLoopbackAddress(), TestPorts.next());
     }
 
     @AfterEach

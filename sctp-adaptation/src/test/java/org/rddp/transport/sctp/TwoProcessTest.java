@@ -15,7 +15,6 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Test;
@@ -57,7 +56,7 @@ class TwoProcessTest {
 
     @Test
     void messagesGoThereAndBackBetweenTwoProcesses() throws Exception {
-        int sctpPort = 45000 + ThreadLocalRandom.current().nextInt(5000);
+        int sctpPort = TestPorts.next();
         Process child = responder(sctpPort);
         try (BufferedReader output = new BufferedReader(new InputStreamReader(child.getInputStream(),
                 StandardCharsets.UTF_8))) {

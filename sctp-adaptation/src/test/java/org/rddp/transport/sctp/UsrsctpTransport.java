@@ -4,15 +4,11 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.rddp.transport.sctp.usrsctp.UsrsctpStack;
 import org.rddp.verbs.testing.TransportFixture;
 
 /** The SCTP adaptation over usrsctp (UDP encapsulation, one process) as a scenario-suite transport. */
 final class UsrsctpTransport implements TransportFixture {
-    private static final AtomicInteger PORTS = new AtomicInteger(20000 + ThreadLocalRandom.current().nextInt(20000));
-
     private final SctpConnectionManager initiator;
     private final SctpConnectionManager responder;
 
@@ -43,7 +39,7 @@ final class UsrsctpTransport implements TransportFixture {
 
     @Override
     public SocketAddress nextAddress() {
-        return new InetSocketAddress(InetAddress.getLoopbackAddress(), PORTS.incrementAndGet());
+        return new InetSocketAddress(InetAddress.getLoopbackAddress(), TestPorts.next());
     }
 
     @Override

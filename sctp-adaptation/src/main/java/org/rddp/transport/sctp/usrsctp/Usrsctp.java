@@ -103,6 +103,10 @@ final class Usrsctp {
     static final MethodHandle INIT = handle("usrsctp_init", FunctionDescriptor.ofVoid(JAVA_SHORT, ADDRESS, ADDRESS),
             false);
     static final MethodHandle FINISH = handle("usrsctp_finish", FunctionDescriptor.of(JAVA_INT), false);
+    static final MethodHandle SET_MAX_CHUNKS_ON_QUEUE = handle("usrsctp_sysctl_set_sctp_max_chunks_on_queue",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT), false);
+    static final MethodHandle GET_MAX_CHUNKS_ON_QUEUE = handle("usrsctp_sysctl_get_sctp_max_chunks_on_queue",
+            FunctionDescriptor.of(JAVA_INT), false);
     static final MethodHandle SOCKET = handle("usrsctp_socket", FunctionDescriptor.of(ADDRESS, JAVA_INT, JAVA_INT,
             JAVA_INT, ADDRESS, ADDRESS, JAVA_INT, ADDRESS), true);
     static final MethodHandle SETSOCKOPT = handle("usrsctp_setsockopt", FunctionDescriptor.of(JAVA_INT, ADDRESS,

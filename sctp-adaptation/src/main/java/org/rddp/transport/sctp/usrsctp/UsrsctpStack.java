@@ -14,6 +14,7 @@ import java.net.SocketException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.rddp.llp.EventLoop;
+import org.rddp.sctp.DdpSctp;
 import org.rddp.transport.sctp.SctpSocket;
 import org.rddp.transport.sctp.SctpStack;
 
@@ -43,6 +44,7 @@ public final class UsrsctpStack implements SctpStack {
     private static final int SCTP_COMMON_HEADER = 12;
     private static final int DATA_CHUNK_HEADER = 16;
     private static final int SOCKET_BUFFER = 4 << 20;
+    private static final int MAX_CHUNKS_QUEUED = 512;
 
     /** System property naming the UDP port for this process's usrsctp stack; a free one is chosen without it. */
     public static final String UDP_PORT_PROPERTY = "rddp.usrsctp.udp-port";
@@ -151,6 +153,27 @@ public final class UsrsctpStack implements SctpStack {
             udpPort = port; // taken: by usrsctp, as it should be
         }
         UdpSocketBuffers.raise(port, SOCKET_BUFFER);
+        try {
+            // RFC 5043 §10: fewer than 32768 unacknowledged chunks per stream, without relying on ULP flow
+            // control. usrsctp blocks a sender once this many chunks of an association are queued or unacked.
+            int status = (int) Usrsctp.SET_MAX_CHUNKS_ON_QUEUE.invokeExact(MAX_CHUNKS_QUEUED);
+            if (status != 0 || maxChunksInFlight() > DdpSctp.MAX_CHUNKS_IN_FLIGHT_PER_STREAM) {
+                throw new IOException("could not bound usrsctp's queued chunks to " + MAX_CHUNKS_QUEUED);
+            }
+        } catch (IOException e) {
+            throw e;
+        } catch (Throwable e) {
+            throw new IOException(e);
+        }
+    }
+
+    /** The most chunks usrsctp keeps queued or unacknowledged per association (so per stream too). */
+    public static int maxChunksInFlight() {
+        try {
+            return (int) Usrsctp.GET_MAX_CHUNKS_ON_QUEUE.invokeExact();
+        } catch (Throwable e) {
+            throw new IllegalStateException("usrsctp_sysctl_get_sctp_max_chunks_on_queue failed", e);
+        }
     }
 
     private static int freeUdpPort() throws IOException {

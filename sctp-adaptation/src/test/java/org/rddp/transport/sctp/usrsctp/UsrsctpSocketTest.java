@@ -19,6 +19,13 @@ class UsrsctpSocketTest {
     private static final InetSocketAddress LOOPBACK = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
 
     @Test
+    void fewerThan32768ChunksAreEverInFlight() throws Exception {
+        UsrsctpStack.udp();
+        assertThat(UsrsctpStack.maxChunksInFlight()).isPositive()
+                .isLessThanOrEqualTo(DdpSctp.MAX_CHUNKS_IN_FLIGHT_PER_STREAM);
+    }
+
+    @Test
     void anAssociationCarriesThePpidTheUBitAndTheAdaptationIndication() throws Exception {
         SctpStack stack = UsrsctpStack.udp();
         try (SctpStack.Listening listening = stack.listen(LOOPBACK, 8, DdpSctp.ADAPTATION_INDICATION)) {
