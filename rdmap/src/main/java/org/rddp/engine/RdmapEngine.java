@@ -136,7 +136,7 @@ public final class RdmapEngine implements LlpSink {
 
     /** Work was posted: the owner thread will look at the send queue. Any thread; allocates nothing. */
     public void wakeup() {
-        if (drainScheduled.compareAndSet(false, true)) {
+        if (drainScheduled.compareAndSet(false, true) && !llp.tryRun(drainTask)) {
             llp.execute(drainTask);
         }
     }

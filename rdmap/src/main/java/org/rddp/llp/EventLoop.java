@@ -7,9 +7,14 @@ import java.util.concurrent.locks.LockSupport;
 import org.jctools.queues.MpscArrayQueue;
 
 /**
- * One owner thread: runs the tasks handed to it, in order, and parks when there are none. Streams that share an
- * event loop share its thread, so their engines never need a lock. {@link #execute} allocates nothing (the queue
- * is a bounded array); a producer that finds it full waits for room.
+ * One owner: runs the tasks handed to it, in order, and parks when there are none. Streams that share an event
+ * loop share its ownership, so their engines never need a lock. {@link #execute} allocates nothing (the queue is
+ * a bounded array); a producer that finds it full waits for room.
+ *
+ * <p>Ownership is a token, held by the loop's thread while it runs tasks. Another thread may borrow the token
+ * when nobody holds it ({@link #tryRun}) and run an idempotent piece of work inline, such as draining a send
+ * queue right after a post, or polling a socket while a consumer waits on its completion queue: that saves the
+ * wake-up of a parked thread, which costs more than the work on a request/response path.
  */
 public final class EventLoop implements Executor, AutoCloseable {
     private static final int CAPACITY = 1 << 16;
@@ -17,6 +22,7 @@ public final class EventLoop implements Executor, AutoCloseable {
     private final Queue<Runnable> tasks = new MpscArrayQueue<>(CAPACITY);
     private final AtomicReference<RuntimeException> failure = new AtomicReference<>();
     private final Thread thread;
+    private final AtomicReference<Thread> owner = new AtomicReference<>();
     private volatile boolean running = true;
 
     /** Starts the loop's thread, a daemon named {@code name}. */
@@ -36,9 +42,33 @@ public final class EventLoop implements Executor, AutoCloseable {
         LockSupport.unpark(thread);
     }
 
-    /** Whether the caller runs on this loop. */
+    /** Whether the caller holds this loop's ownership (its thread running a task, or a borrower). */
     public boolean inEventLoop() {
-        return Thread.currentThread() == thread;
+        return owner.get() == Thread.currentThread();
+    }
+
+    /**
+     * Runs {@code work} on the calling thread if nobody owns the loop right now, holding the ownership while it
+     * runs; returns false, without running it, otherwise. {@code work} must be fine to run again later (the
+     * loop may have it queued too). Allocates nothing.
+     */
+    @SuppressWarnings("checkstyle:IllegalCatch") // a bug in the work is recorded as the loop records its own
+    public boolean tryRun(Runnable work) {
+        Thread self = Thread.currentThread();
+        if (self == thread || !owner.compareAndSet(null, self)) {
+            return false;
+        }
+        try {
+            work.run();
+        } catch (RuntimeException e) {
+            failure.compareAndSet(null, e);
+        } finally {
+            owner.set(null);
+            if (!tasks.isEmpty()) {
+                LockSupport.unpark(thread); // tasks came in while the loop thread could not take them
+            }
+        }
+        return true;
     }
 
     /** The first exception a task threw, or {@code null}: a bug, kept for tests and diagnostics. */
@@ -54,10 +84,15 @@ public final class EventLoop implements Executor, AutoCloseable {
                 LockSupport.park(this);
                 continue;
             }
+            while (!owner.compareAndSet(null, thread)) {
+                Thread.onSpinWait(); // a borrower runs a short piece of work inline
+            }
             try {
                 task.run();
             } catch (RuntimeException e) {
                 failure.compareAndSet(null, e); // one bad task must not stop every stream on the loop
+            } finally {
+                owner.set(null);
             }
         }
     }
@@ -67,7 +102,7 @@ public final class EventLoop implements Executor, AutoCloseable {
     public void close() {
         running = false;
         LockSupport.unpark(thread);
-        if (!inEventLoop()) {
+        if (Thread.currentThread() != thread) {
             try {
                 thread.join();
             } catch (InterruptedException e) {

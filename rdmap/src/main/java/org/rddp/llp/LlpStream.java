@@ -41,6 +41,23 @@ public interface LlpStream {
     boolean inOwnerThread();
 
     /**
+     * Runs idempotent {@code work} on the calling thread as the owner, if the owner is idle; returns false
+     * otherwise, and the caller hands the work over with {@link #execute}. Any thread; allocates nothing.
+     */
+    default boolean tryRun(Runnable work) {
+        return false;
+    }
+
+    /**
+     * Work that moves the stream forward when run as the owner (reading what arrived), for a consumer that
+     * waits on a completion queue to run through {@link #tryRun} instead of waiting for the owner thread to
+     * wake; null if the LLP has none.
+     */
+    default Runnable progress() {
+        return null;
+    }
+
+    /**
      * Closes gracefully: segments already sent are delivered, then the peer sees the close. The sink gets
      * {@link LlpSink#onClosed} when the stream is down in both directions. Owner thread.
      */

@@ -227,6 +227,11 @@ public final class InMemoryLlp implements LlpStream {
     }
 
     @Override
+    public boolean tryRun(Runnable work) {
+        return loop.tryRun(work);
+    }
+
+    @Override
     public void close() {
         if (outputClosed || down) {
             return;

@@ -8,6 +8,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jctools.queues.MpmcArrayQueue;
 import org.rddp.engine.WcStatus;
+import org.rddp.llp.LlpStream;
 
 /**
  * A completion queue ({@code ibv_cq}): completions of any number of queue pairs, polled by the consumer without
@@ -25,6 +26,8 @@ public final class CompletionQueue {
     private final AtomicInteger armed = new AtomicInteger();
     private final Semaphore notifications = new Semaphore(0);
     private final AtomicLong overruns = new AtomicLong();
+    private volatile LlpStream[] progressStreams = new LlpStream[0];
+    private volatile Runnable[] progressWork = new Runnable[0];
 
     CompletionQueue(int capacity) {
         this.capacity = capacity;
@@ -40,9 +43,21 @@ public final class CompletionQueue {
         return capacity;
     }
 
-    /** Takes the oldest completion into {@code into}; returns false if there is none. */
+    /**
+     * Takes the oldest completion into {@code into}; returns false if there is none. When the queue is empty it
+     * first lets the streams of its queue pairs make progress on this thread if their owners are idle, so a
+     * polling consumer does not wait for a parked thread to wake.
+     */
     public boolean poll(WorkCompletion into) {
         WorkCompletion entry = ready.poll();
+        if (entry == null) {
+            LlpStream[] streams = progressStreams;
+            Runnable[] work = progressWork;
+            for (int i = 0; i < streams.length && i < work.length; i++) {
+                streams[i].tryRun(work[i]);
+            }
+            entry = ready.poll();
+        }
         if (entry == null) {
             return false;
         }
@@ -77,6 +92,44 @@ public final class CompletionQueue {
     /** Completions that found the queue full and were lost: the queue was created too small. */
     public long overruns() {
         return overruns.get();
+    }
+
+    /** Lets {@code stream} make progress when a consumer polls this queue empty. */
+    synchronized void addProgress(LlpStream stream, Runnable work) {
+        for (LlpStream known : progressStreams) {
+            if (known == stream) {
+                return;
+            }
+        }
+        LlpStream[] streams = java.util.Arrays.copyOf(progressStreams, progressStreams.length + 1);
+        Runnable[] works = java.util.Arrays.copyOf(progressWork, progressWork.length + 1);
+        streams[streams.length - 1] = stream;
+        works[works.length - 1] = work;
+        progressWork = works;
+        progressStreams = streams;
+    }
+
+    /** Stops polling {@code stream} for progress. */
+    synchronized void removeProgress(LlpStream stream) {
+        int index = -1;
+        for (int i = 0; i < progressStreams.length; i++) {
+            if (progressStreams[i] == stream) {
+                index = i;
+            }
+        }
+        if (index < 0) {
+            return;
+        }
+        LlpStream[] streams = new LlpStream[progressStreams.length - 1];
+        Runnable[] works = new Runnable[streams.length];
+        for (int i = 0, j = 0; i < progressStreams.length; i++) {
+            if (i != index) {
+                streams[j] = progressStreams[i];
+                works[j++] = progressWork[i];
+            }
+        }
+        progressStreams = streams;
+        progressWork = works;
     }
 
     /** Adds a completion; called by queue pairs on their owner threads. */

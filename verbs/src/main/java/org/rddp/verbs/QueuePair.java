@@ -204,6 +204,11 @@ public final class QueuePair {
         stream = llp;
         engine = created;
         state = QpState.RTS;
+        Runnable progress = llp.progress();
+        if (progress != null) {
+            attributes.sendCq().addProgress(llp, progress);
+            attributes.receiveCq().addProgress(llp, progress);
+        }
         created.start();
     }
 
@@ -283,6 +288,11 @@ public final class QueuePair {
         @Override
         public void stateChanged(QpState next) {
             state = next;
+            LlpStream llp = stream;
+            if ((next == QpState.ERROR || next == QpState.IDLE) && llp != null) {
+                attributes.sendCq().removeProgress(llp);
+                attributes.receiveCq().removeProgress(llp);
+            }
             if (next == QpState.ERROR || next == QpState.TERMINATE) {
                 established.completeExceptionally(new IllegalStateException("queue pair " + number + " " + next));
             }

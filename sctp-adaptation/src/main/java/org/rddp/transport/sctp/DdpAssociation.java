@@ -49,6 +49,7 @@ final class DdpAssociation {
         pollScheduled.set(false);
         poll();
     };
+    private final Runnable progress = this::poll;
     private final CompletableFuture<DdpAssociation> validated = new CompletableFuture<>();
     private final int maxChunk;
     private volatile Listener listener;
@@ -392,6 +393,17 @@ final class DdpAssociation {
         @Override
         public boolean inOwnerThread() {
             return loop.inEventLoop();
+        }
+
+        @Override
+        public boolean tryRun(Runnable work) {
+            return loop.tryRun(work);
+        }
+
+        /** Reading the association's socket: a consumer polling a completion queue may do it itself. */
+        @Override
+        public Runnable progress() {
+            return progress;
         }
 
         /** The engine closes: a Session Terminate follows the last segment (RFC 5043 §6.2). */
