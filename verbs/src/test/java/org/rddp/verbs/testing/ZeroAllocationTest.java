@@ -34,7 +34,7 @@ class ZeroAllocationTest {
                     failures[0]++;
                 }
             };
-            for (int i = 0; i < 20_000; i++) {
+            for (int i = 0; i < 200_000; i++) {
                 cycle.run(); // warm up: JIT, queue growth
             }
             long before = threads.getCurrentThreadAllocatedBytes();

@@ -1,0 +1,73 @@
+package org.rddp.transport.sctp;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import org.junit.jupiter.api.AfterAll;
+import org.rddp.transport.sctp.usrsctp.UsrsctpStack;
+import org.rddp.verbs.testing.ScenarioSuite;
+import org.rddp.verbs.testing.TransportFixture;
+
+/**
+ * The engine's scenario suite, unchanged, with its two ends on two usrsctp stacks in two processes: the
+ * responder's SCTP socket lives in another process ({@link SctpProxyServer}), SCTP runs over UDP between the two
+ * processes' stacks, and the responder's DDP engine stays in this one, where the suite can reach it.
+ *
+ * <p>Not in the default run yet: 83 of the 85 cases pass; the 16 MiB RDMA Read and the 40 Reads within ORD 2
+ * stall when the Read Responses go out through the proxy process. Run it with {@code -Ptwo-process}.
+ */
+class UsrsctpTwoProcessScenarioTest extends ScenarioSuite {
+    private static RemoteSctpStack remote;
+
+    @Override
+    protected TransportFixture createTransport() throws Exception {
+        synchronized (UsrsctpTwoProcessScenarioTest.class) {
+            if (remote == null) {
+                remote = RemoteSctpStack.start(UsrsctpStack.udp().maxMessage());
+            }
+        }
+        InetAddress loopback = InetAddress.getLoopbackAddress();
+        SctpConnectionManager initiator = new SctpConnectionManager(UsrsctpStack.udp(remote.udpPort()), loopback);
+        SctpConnectionManager responder = new SctpConnectionManager(remote, loopback);
+        return new TransportFixture() {
+            @Override
+            public SctpConnectionManager initiator() {
+                return initiator;
+            }
+
+            @Override
+            public SctpConnectionManager responder() {
+                return responder;
+            }
+
+            @Override
+            public SocketAddress nextAddress() {
+                return new InetSocketAddress(loopback, TestPorts.next());
+            }
+
+            @Override
+            public int mulpdu() {
+                try {
+                    return UsrsctpStack.udp().maxMessage() - 2;
+                } catch (IOException e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+
+            @Override
+            public void close() {
+                initiator.close();
+                responder.close();
+            }
+        };
+    }
+
+    @AfterAll
+    static void stopTheOtherProcess() {
+        if (remote != null) {
+            remote.close();
+            remote = null;
+        }
+    }
+}
