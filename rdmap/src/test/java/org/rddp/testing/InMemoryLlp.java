@@ -7,13 +7,12 @@ import java.util.Queue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.jctools.queues.SpscArrayQueue;
-import org.rddp.ddp.DdpSegment;
 import org.rddp.error.TerminateCause;
+import org.rddp.llp.EarlyPlacement;
 import org.rddp.llp.EventLoop;
 import org.rddp.llp.LlpParameters;
 import org.rddp.llp.LlpSink;
 import org.rddp.llp.LlpStream;
-import org.rddp.llp.PlacementTarget;
 
 /**
  * One end of an in-memory LLP stream pair, for tests of everything above the LLP: two ends in one JVM, each
@@ -49,8 +48,7 @@ public final class InMemoryLlp implements LlpStream {
     private final Queue<Slot> inbound;
     private final Slot closeMarker = new Slot(0);
     private final ArrayDeque<Slot> window = new ArrayDeque<>();
-    private final DdpSegment probe = new DdpSegment();
-    private final PlacementTarget target = new PlacementTarget();
+    private final EarlyPlacement early = new EarlyPlacement();
     private final AtomicBoolean deliveryScheduled = new AtomicBoolean();
     private final Runnable deliverTask = () -> {
         deliveryScheduled.set(false);
@@ -177,14 +175,7 @@ public final class InMemoryLlp implements LlpStream {
         var descending = window.descendingIterator();
         while (descending.hasNext()) {
             Slot slot = descending.next();
-            if (slot.length <= 0 || !probe.wrap(slot.data, 0, slot.length).ok() || !probe.tagged()) {
-                continue;
-            }
-            int payload = probe.payloadLength();
-            probe.bind(slot.data, 0, DdpSegment.TAGGED_HEADER_LENGTH);
-            if (payload > 0 && sink.placeTagged(probe, payload, target)) {
-                MemorySegment.copy(slot.data, DdpSegment.TAGGED_HEADER_LENGTH, target.memory(), target.offset(),
-                        payload);
+            if (slot.length > 0 && early.place(sink, slot.data, 0, slot.length)) {
                 slot.placed = true;
             }
         }

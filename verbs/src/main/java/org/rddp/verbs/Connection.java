@@ -10,6 +10,15 @@ import org.rddp.llp.LlpParameters;
  */
 public record Connection(QueuePair queuePair, LlpParameters parameters) {
 
+    /**
+     * For connection managers: completes with the connection once {@code qp} reached RTS on its stream, or
+     * exceptionally if it failed first.
+     */
+    public static java.util.concurrent.CompletableFuture<Connection> whenEstablished(QueuePair qp,
+            LlpParameters parameters) {
+        return qp.established().thenApply(event -> new Connection(qp, parameters));
+    }
+
     /** Starts a graceful disconnect. */
     public void disconnect() {
         queuePair.disconnect();

@@ -7,12 +7,11 @@ import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
-import org.rddp.ddp.DdpSegment;
+import org.rddp.llp.EarlyPlacement;
 import org.rddp.llp.EventLoop;
 import org.rddp.llp.LlpParameters;
 import org.rddp.llp.LlpSink;
 import org.rddp.llp.LlpStream;
-import org.rddp.llp.PlacementTarget;
 import org.rddp.sctp.DdpSctp;
 import org.rddp.sctp.SessionControl;
 import org.rddp.sctp.SessionControlChunk;
@@ -237,8 +236,7 @@ final class DdpAssociation {
         private final ArrayDeque<byte[]> pendingControl = new ArrayDeque<>();
         private final byte[][] early = new byte[REORDER_WINDOW][];
         private final boolean[] earlyPlaced = new boolean[REORDER_WINDOW];
-        private final DdpSegment probe = new DdpSegment();
-        private final PlacementTarget target = new PlacementTarget();
+        private final EarlyPlacement placer = new EarlyPlacement();
         private Consumer<SessionControl> responseHandler;
 
         Session(int streamId) {
@@ -518,17 +516,8 @@ final class DdpAssociation {
                 illegal("duplicate DDP-SSN " + ((rxSsn + distance) & 0xFFFF));
                 return;
             }
-            boolean placed = false;
-            if (ppid == DdpSctp.PPID_DDP_SEGMENT && sink != null && state == State.OPEN
-                    && probe.wrap(receiveBuffer, DdpSctp.DDP_SSN_LENGTH, length - 2).ok() && probe.tagged()) {
-                int payload = probe.payloadLength();
-                probe.bind(receiveBuffer, DdpSctp.DDP_SSN_LENGTH, DdpSegment.TAGGED_HEADER_LENGTH);
-                if (payload > 0 && sink.placeTagged(probe, payload, target)) {
-                    MemorySegment.copy(receiveBuffer, DdpSctp.DDP_SSN_LENGTH + DdpSegment.TAGGED_HEADER_LENGTH,
-                            target.memory(), target.offset(), payload);
-                    placed = true;
-                }
-            }
+            boolean placed = ppid == DdpSctp.PPID_DDP_SEGMENT && sink != null && state == State.OPEN
+                    && placer.place(sink, receiveBuffer, DdpSctp.DDP_SSN_LENGTH, length - DdpSctp.DDP_SSN_LENGTH);
             byte[] copy = new byte[4 + length];
             Wire.putU32(MemorySegment.ofArray(copy), 0, ppid);
             MemorySegment.copy(receiveBuffer, 0, MemorySegment.ofArray(copy), 4, length);

@@ -237,11 +237,11 @@ public final class InMemoryConnectionManager implements ConnectionManager {
         }
 
         private static void complete(QueuePair qp, LlpParameters parameters, CompletableFuture<Connection> result) {
-            qp.established().whenComplete((event, failure) -> {
+            Connection.whenEstablished(qp, parameters).whenComplete((connection, failure) -> {
                 if (failure != null) {
                     result.completeExceptionally(failure);
                 } else {
-                    result.complete(new Connection(qp, parameters));
+                    result.complete(connection);
                 }
             });
         }
