@@ -19,7 +19,6 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.Consumer;
-import org.rddp.transport.sctp.usrsctp.UsrsctpStack;
 
 /**
  * An {@link SctpStack} whose sockets live in another process ({@link SctpProxyServer}): every send and every
@@ -50,7 +49,7 @@ final class RemoteSctpStack implements SctpStack {
     static RemoteSctpStack start(int maxMessage) throws IOException {
         List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
-                "-D" + "rddp.usrsctp.pmtu=" + UsrsctpStack.PATH_MTU, "-cp", System.getProperty("java.class.path"),
+                "-cp", System.getProperty("java.class.path"),
                 SctpProxyServer.class.getName());
         Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         BufferedReader lines = new BufferedReader(new InputStreamReader(process.getInputStream(),

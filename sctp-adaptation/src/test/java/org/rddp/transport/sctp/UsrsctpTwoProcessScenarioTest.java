@@ -14,12 +14,9 @@ import org.rddp.verbs.testing.TransportFixture;
  * responder's SCTP socket lives in another process ({@link SctpProxyServer}), SCTP runs over UDP between the two
  * processes' stacks, and the responder's DDP engine stays in this one, where the suite can reach it.
  *
- * <p>Not in the default run yet: 83 to 85 of the 85 cases pass. The 16 MiB RDMA Read (and at times the 40 Reads
- * within ORD 2) can stall: the other process's association goes down mid-transfer. The cause is libusrsctp2
- * 0.9.5's UDP output path, which silently drops any packet whose mbuf chain exceeds 32 entries; a
- * retransmission bundled the same way is dropped again until the association gives up. A smaller path MTU makes
- * it rarer (8 KiB: 85 of 85 in some runs) but not impossible. The remedy is to drive usrsctp in AF_CONN mode
- * and do the UDP I/O in Java, where the whole packet arrives in one buffer. Run it with {@code -Ptwo-process}.
+ * <p>This suite found the reason usrsctp runs in AF_CONN mode with its packets carried in Java: libusrsctp2
+ * 0.9.5's own UDP output silently drops any packet whose mbuf chain exceeds 32 entries, and the 16 MiB RDMA Read
+ * through the proxy stalled on it (see {@code Links}).
  */
 class UsrsctpTwoProcessScenarioTest extends ScenarioSuite {
     private static RemoteSctpStack remote;

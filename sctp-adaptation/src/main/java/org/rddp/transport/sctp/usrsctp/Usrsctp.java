@@ -1,6 +1,7 @@
 package org.rddp.transport.sctp.usrsctp;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
@@ -15,8 +16,6 @@ import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
-import java.net.Inet4Address;
-import java.net.InetSocketAddress;
 import java.nio.ByteOrder;
 
 /**
@@ -28,6 +27,8 @@ import java.nio.ByteOrder;
 @SuppressWarnings("restricted") // native access is the point of this class; enable it for org.rddp.transport.sctp
 final class Usrsctp {
     static final int AF_INET = 2;
+    /** usrsctp's own address family: an opaque link pointer, with the packets carried by the application. */
+    static final int AF_CONN = 123;
     static final int SOCK_STREAM = 1;
     static final int IPPROTO_SCTP = 132;
     static final int SOL_SOCKET = 1;
@@ -41,7 +42,6 @@ final class Usrsctp {
     static final int SCTP_PEER_ADDR_PARAMS = 0x0a;
     static final int SCTP_EVENT = 0x1e;
     static final int SCTP_RECVRCVINFO = 0x1f;
-    static final int SCTP_REMOTE_UDP_ENCAPS_PORT = 0x24;
 
     static final int SCTP_SENDV_SNDINFO = 1;
     static final int SCTP_RECVV_RCVINFO = 1;
@@ -64,6 +64,8 @@ final class Usrsctp {
 
     /** sockaddr_in: family (host order), port (network order), address, padding. */
     static final long SOCKADDR_IN_SIZE = 16;
+    /** sockaddr_conn: family (host order), port (network order), padding, the link pointer. */
+    static final long SOCKADDR_CONN_SIZE = 16;
     /** sockaddr_storage. */
     static final long SOCKADDR_STORAGE_SIZE = 128;
     /** sctp_sndinfo: sid, flags, ppid (network order), context, assoc id. */
@@ -73,8 +75,6 @@ final class Usrsctp {
     static final long RCVINFO_SID = 0;
     static final long RCVINFO_FLAGS = 4;
     static final long RCVINFO_PPID = 8;
-    /** sctp_udpencaps: sockaddr_storage, then assoc id, then port (network order), padded. */
-    static final long UDPENCAPS_SIZE = 136;
     /** sctp_paddrparams: sockaddr_storage, assoc id, hbinterval, pathmtu, flags, flowlabel, pathmaxrxt, dscp. */
     static final long PADDRPARAMS_SIZE = 152;
 
@@ -100,8 +100,14 @@ final class Usrsctp {
         LOAD_FAILURE = failure;
     }
 
-    static final MethodHandle INIT = handle("usrsctp_init", FunctionDescriptor.ofVoid(JAVA_SHORT, ADDRESS, ADDRESS),
+    static final MethodHandle INIT_NOTHREADS = handle("usrsctp_init_nothreads", FunctionDescriptor.ofVoid(JAVA_SHORT,
+            ADDRESS, ADDRESS), false);
+    static final MethodHandle HANDLE_TIMERS = handle("usrsctp_handle_timers", FunctionDescriptor.ofVoid(JAVA_INT),
             false);
+    static final MethodHandle CONNINPUT = handle("usrsctp_conninput", FunctionDescriptor.ofVoid(ADDRESS, ADDRESS,
+            JAVA_LONG, JAVA_BYTE), false);
+    static final MethodHandle REGISTER_ADDRESS = handle("usrsctp_register_address", FunctionDescriptor.ofVoid(
+            ADDRESS), false);
     static final MethodHandle FINISH = handle("usrsctp_finish", FunctionDescriptor.of(JAVA_INT), false);
     static final MethodHandle SET_MAX_CHUNKS_ON_QUEUE = handle("usrsctp_sysctl_set_sctp_max_chunks_on_queue",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT), false);
@@ -161,30 +167,21 @@ final class Usrsctp {
         return (int) ERRNO.get(state, 0L);
     }
 
-    /** Writes a sockaddr_in for an IPv4 socket address. */
-    static MemorySegment sockaddr(Arena arena, InetSocketAddress address) {
-        if (!(address.getAddress() instanceof Inet4Address v4)) {
-            throw new IllegalArgumentException("the usrsctp backend speaks IPv4 here, not " + address);
-        }
-        MemorySegment sockaddr = arena.allocate(SOCKADDR_IN_SIZE);
-        sockaddr.set(JAVA_SHORT, 0, (short) AF_INET);
-        sockaddr.set(U16_BE, 2, (short) address.getPort());
-        MemorySegment.copy(MemorySegment.ofArray(v4.getAddress()), 0, sockaddr, 4, 4);
+    /** Writes a sockaddr_conn for {@code port} over the link whose pointer is {@code link}. */
+    static MemorySegment sockaddrConn(Arena arena, MemorySegment link, int port) {
+        MemorySegment sockaddr = arena.allocate(SOCKADDR_CONN_SIZE, 8);
+        sockaddr.set(JAVA_SHORT, 0, (short) AF_CONN);
+        sockaddr.set(U16_BE, 2, (short) port);
+        sockaddr.set(ADDRESS, 8, link);
         return sockaddr;
     }
 
-    /** The IPv4 address and port of a sockaddr_in. */
-    static InetSocketAddress address(MemorySegment sockaddr) {
-        byte[] octets = new byte[4];
-        MemorySegment.copy(sockaddr, 4, MemorySegment.ofArray(octets), 0, 4);
-        try {
-            return new InetSocketAddress(java.net.InetAddress.getByAddress(octets), port(sockaddr));
-        } catch (java.net.UnknownHostException e) {
-            throw new IllegalStateException(e); // four octets always make an address
-        }
+    /** The link pointer of a sockaddr_conn. */
+    static long connLink(MemorySegment sockaddr) {
+        return sockaddr.get(ADDRESS, 8).address();
     }
 
-    /** The port of a sockaddr_in. */
+    /** The port of a sockaddr_in or sockaddr_conn (both keep it at offset 2, in network order). */
     static int port(MemorySegment sockaddr) {
         return sockaddr.get(U16_BE, 2) & 0xFFFF;
     }

@@ -6,11 +6,13 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.net.BindException;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
 import java.net.SocketException;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.rddp.llp.EventLoop;
@@ -19,37 +21,34 @@ import org.rddp.transport.sctp.SctpSocket;
 import org.rddp.transport.sctp.SctpStack;
 
 /**
- * SCTP in user space: Debian's libusrsctp2 through {@code java.lang.foreign}. usrsctp keeps one stack per
- * process with one UDP port for encapsulation (RFC 6951), so every {@code UsrsctpStack} of a JVM shares it;
- * {@link #udp()} encapsulates in UDP (unprivileged), {@link #nativeIp()} sends SCTP straight over IP (usrsctp
- * then needs raw sockets, so root).
+ * SCTP in user space: Debian's libusrsctp2 through {@code java.lang.foreign}, as a protocol engine whose packets
+ * this package carries (see {@link Links}). One usrsctp stack per process, with one UDP port for SCTP over UDP
+ * (RFC 6951), so every {@code UsrsctpStack} of a JVM shares it; {@link #udp()} encapsulates in UDP (unprivileged),
+ * {@link #nativeIp()} sends SCTP straight over IP through a raw socket (so root or CAP_NET_RAW).
  *
- * <p>The path MTU is fixed (path MTU discovery off) so that the largest message that avoids fragmentation is
- * known: RFC 5043 §9 asks the adaptation to advertise exactly that.
+ * <p>The path MTU is fixed per association (path MTU discovery off), to the MTU of the interface the peer is
+ * reached through, so that the largest message that avoids fragmentation is known: RFC 5043 §9 asks the
+ * adaptation to advertise exactly that. {@code -Drddp.usrsctp.pmtu=N} sets it (the IP packet size) instead.
  */
 @SuppressWarnings("checkstyle:IllegalCatch") // MethodHandle.invokeExact declares Throwable
 public final class UsrsctpStack implements SctpStack {
-    /**
-     * Path MTU used on every association; the system property {@code rddp.usrsctp.pmtu} overrides it. Kept at
-     * 16 KiB because of libusrsctp2 0.9.5's UDP output path: it copies a packet's mbuf chain into at most 32
-     * iovecs (MAXLEN_MBUF_CHAIN in user_socket.c) and silently drops a packet whose chain is longer. Data sits in
-     * 2 KiB clusters, so a large packet, or one bundling several chunks, can need more than 32 mbufs; the drop
-     * then repeats on every retransmission and the association stalls. Measured on loopback: 60000-octet
-     * packets were lost, and a 49 KiB PMTU stalled two processes echoing 100 messages of up to 64 KiB; at 16 KiB
-     * and 8 KiB the same exchange always completed.
-     */
-    public static final int PATH_MTU = Integer.getInteger("rddp.usrsctp.pmtu", 16384);
+    /** System property fixing the path MTU (IP packet size) of every association instead of the interface's. */
+    public static final String PATH_MTU_PROPERTY = "rddp.usrsctp.pmtu";
     private static final int IP_HEADER = 20;
     private static final int UDP_HEADER = 8;
     private static final int SCTP_COMMON_HEADER = 12;
     private static final int DATA_CHUNK_HEADER = 16;
+    private static final int LARGEST_IP_PACKET = 65535;
     private static final int SOCKET_BUFFER = 4 << 20;
     private static final int MAX_CHUNKS_QUEUED = 512;
+    private static final int EADDRINUSE = 98;
 
     /** System property naming the UDP port for this process's usrsctp stack; a free one is chosen without it. */
     public static final String UDP_PORT_PROPERTY = "rddp.usrsctp.udp-port";
 
     private static int udpPort = -1;
+    private static final Map<InetAddress, UdpEndpoint> UDP_ENDPOINTS = new ConcurrentHashMap<>();
+    private static RawIpEndpoint rawEndpoint;
 
     private final boolean encapsulated;
     private final int remoteUdpPort;
@@ -74,39 +73,40 @@ public final class UsrsctpStack implements SctpStack {
         return new UsrsctpStack(true, remoteUdpPort);
     }
 
-    /** SCTP straight over IP on this process's usrsctp stack; needs root for usrsctp's raw sockets. */
+    /** SCTP straight over IP on this process's usrsctp stack; needs root or CAP_NET_RAW for the raw socket. */
     public static UsrsctpStack nativeIp() throws IOException {
         start();
+        synchronized (UsrsctpStack.class) {
+            if (rawEndpoint == null) {
+                rawEndpoint = RawIpEndpoint.open(SOCKET_BUFFER);
+            }
+        }
         return new UsrsctpStack(false, 0);
     }
 
     /**
      * Stops this process's usrsctp stack once every socket is closed ({@code usrsctp_finish} refuses while any
-     * exists), trying until {@code timeout}. Returns whether it stopped; afterwards no stack can be started again
-     * in this process.
+     * exists), trying until {@code timeout}, then closes its UDP and raw sockets. Returns whether it stopped;
+     * afterwards no stack can be started again in this process.
      */
-    @SuppressWarnings("checkstyle:IllegalCatch")
     public static synchronized boolean shutdown(java.time.Duration timeout) {
         if (udpPort < 0) {
             return true;
         }
         long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
-            int status;
-            try {
-                status = (int) Usrsctp.FINISH.invokeExact();
-            } catch (Throwable e) {
-                return false;
-            }
-            if (status == 0) {
-                udpPort = Integer.MIN_VALUE; // finished for good
-                return true;
-            }
+        while (!Links.finish()) {
             if (System.nanoTime() > deadline) {
                 return false;
             }
-            Thread.onSpinWait(); // sockets still closing: their associations shut down in usrsctp's threads
+            Thread.onSpinWait(); // sockets still closing: their associations shut down on the timer thread
         }
+        udpPort = Integer.MIN_VALUE; // finished for good
+        UDP_ENDPOINTS.values().forEach(UdpEndpoint::close);
+        UDP_ENDPOINTS.clear();
+        if (rawEndpoint != null) {
+            rawEndpoint.close();
+        }
+        return true;
     }
 
     /** The UDP port this process's usrsctp stack encapsulates on. */
@@ -114,10 +114,12 @@ public final class UsrsctpStack implements SctpStack {
         return udpPort;
     }
 
-    /**
-     * Starts usrsctp once per process on a free UDP port. {@code usrsctp_init} reports nothing when it cannot
-     * bind its port (later connects just hang), so the port is checked before and after.
-     */
+    /** The largest SCTP packet (common header and chunks) this process has sent so far. */
+    public static int largestPacketSent() {
+        return Links.largestPacketSent();
+    }
+
+    /** Starts usrsctp once per process, with the UDP port bound on the wildcard address (a taken port fails). */
     private static synchronized void start() throws IOException {
         if (udpPort >= 0) {
             return;
@@ -132,27 +134,18 @@ public final class UsrsctpStack implements SctpStack {
         int port = Integer.getInteger(UDP_PORT_PROPERTY, 0);
         if (port == 0) {
             port = freeUdpPort();
-        } else {
-            try (DatagramSocket probe = new DatagramSocket(new InetSocketAddress(port))) {
-                probe.getLocalPort(); // free: usrsctp may have it
-            } catch (SocketException e) {
-                throw new IOException("UDP port " + port + " is taken, and usrsctp needs it for SCTP over UDP "
-                        + "(RFC 6951): free it or choose another with -D" + UDP_PORT_PROPERTY + "=PORT", e);
-            }
         }
+        InetAddress any = InetAddress.getByAddress(new byte[4]);
+        UdpEndpoint wildcard;
         try {
-            Usrsctp.INIT.invokeExact((short) port, MemorySegment.NULL, MemorySegment.NULL);
-        } catch (Throwable e) {
-            throw new IOException("usrsctp_init failed", e);
+            wildcard = UdpEndpoint.open(any, port, SOCKET_BUFFER);
+        } catch (IOException e) {
+            throw new IOException("UDP port " + port + " is taken, and usrsctp needs it for SCTP over UDP "
+                    + "(RFC 6951): free it or choose another with -D" + UDP_PORT_PROPERTY + "=PORT", e);
         }
-        try (DatagramSocket probe = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(),
-                port))) {
-            throw new IOException("usrsctp did not get its UDP port " + port + " (" + probe.getLocalPort()
-                    + " was still free after usrsctp_init)");
-        } catch (BindException expected) {
-            udpPort = port; // taken: by usrsctp, as it should be
-        }
-        UdpSocketBuffers.raise(port, SOCKET_BUFFER);
+        UDP_ENDPOINTS.put(any, wildcard);
+        Links.start();
+        udpPort = port;
         try {
             // RFC 5043 §10: fewer than 32768 unacknowledged chunks per stream, without relying on ULP flow
             // control. usrsctp blocks a sender once this many chunks of an association are queued or unacked.
@@ -164,6 +157,22 @@ public final class UsrsctpStack implements SctpStack {
             throw e;
         } catch (Throwable e) {
             throw new IOException(e);
+        }
+    }
+
+    /** The UDP endpoint on {@code local}'s address, opened on first use. */
+    private static UdpEndpoint udpEndpoint(InetAddress local) throws IOException {
+        UdpEndpoint endpoint = UDP_ENDPOINTS.get(local);
+        if (endpoint != null) {
+            return endpoint;
+        }
+        synchronized (UsrsctpStack.class) {
+            endpoint = UDP_ENDPOINTS.get(local);
+            if (endpoint == null) {
+                endpoint = UdpEndpoint.open(local, udpPort, SOCKET_BUFFER);
+                UDP_ENDPOINTS.put(local, endpoint);
+            }
+            return endpoint;
         }
     }
 
@@ -189,31 +198,73 @@ public final class UsrsctpStack implements SctpStack {
         return encapsulated ? "usrsctp-udp" : "usrsctp-native";
     }
 
-    /** The largest user message that avoids SCTP and IP fragmentation at {@link #PATH_MTU} (RFC 5043 §9). */
+    /** The largest user message that avoids SCTP and IP fragmentation on loopback (RFC 5043 §9). */
     public int maxMessage() {
-        return PATH_MTU - IP_HEADER - (encapsulated ? UDP_HEADER : 0) - SCTP_COMMON_HEADER - DATA_CHUNK_HEADER;
+        InetAddress loopback = InetAddress.getLoopbackAddress();
+        return maxMessage(sctpMtu(loopback, loopback));
+    }
+
+    private static int maxMessage(int sctpMtu) {
+        return sctpMtu - SCTP_COMMON_HEADER - DATA_CHUNK_HEADER;
+    }
+
+    /** The largest SCTP packet (common header and chunks) that avoids IP fragmentation between the two. */
+    private int sctpMtu(InetAddress local, InetAddress remote) {
+        return (ipMtu(local, remote) - IP_HEADER - (encapsulated ? UDP_HEADER : 0)) & ~3;
+    }
+
+    /**
+     * The IP MTU towards {@code remote} (null: unknown): the MTU of the interface holding the peer's address if
+     * it is this host's, else of the interface holding {@code local}, else the smallest of the interfaces that
+     * are up (the wildcard address could use any of them).
+     */
+    private static int ipMtu(InetAddress local, InetAddress remote) {
+        Integer fixed = Integer.getInteger(PATH_MTU_PROPERTY);
+        if (fixed != null) {
+            return Math.min(fixed, LARGEST_IP_PACKET);
+        }
+        try {
+            NetworkInterface via = remote == null ? null : NetworkInterface.getByInetAddress(remote);
+            if (via == null && remote != null && remote.isLoopbackAddress()) {
+                via = NetworkInterface.getByInetAddress(InetAddress.getLoopbackAddress());
+            }
+            if (via == null && local != null && !local.isAnyLocalAddress()) {
+                via = NetworkInterface.getByInetAddress(local);
+            }
+            if (via != null && via.getMTU() > 0) {
+                return Math.min(via.getMTU(), LARGEST_IP_PACKET);
+            }
+            int smallest = LARGEST_IP_PACKET;
+            for (NetworkInterface candidate : java.util.Collections.list(NetworkInterface.getNetworkInterfaces())) {
+                if (candidate.isUp() && !candidate.isLoopback() && candidate.getMTU() > 0) {
+                    smallest = Math.min(smallest, candidate.getMTU());
+                }
+            }
+            return smallest;
+        } catch (SocketException e) {
+            return 1500; // Ethernet's, the common case
+        }
     }
 
     @Override
     public SctpSocket connect(InetSocketAddress local, InetSocketAddress remote, int streams, int adaptation)
             throws IOException {
-        MemorySegment socket = open(streams, adaptation);
+        Links.Link link = encapsulated
+                ? Links.udpLink(new InetSocketAddress(remote.getAddress(), remoteUdpPort),
+                        udpEndpoint(local.getAddress()))
+                : Links.ipLink(remote.getAddress(), rawEndpoint);
+        int mtu = sctpMtu(local.getAddress(), remote.getAddress());
+        MemorySegment socket = open(streams, adaptation, mtu);
         boolean done = false;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = Usrsctp.captureState(arena);
-            bind(socket, arena, state, new InetSocketAddress(local.getAddress(), 0)); // one address in the INIT
-            if (encapsulated) {
-                MemorySegment encaps = arena.allocate(Usrsctp.UDPENCAPS_SIZE);
-                encaps.set(JAVA_SHORT, 0, (short) Usrsctp.AF_INET);
-                encaps.set(Usrsctp.U16_BE, 132, (short) remoteUdpPort);
-                setsockopt(socket, state, Usrsctp.SCTP_REMOTE_UDP_ENCAPS_PORT, encaps, "remote UDP port");
-            }
-            int status = (int) Usrsctp.CONNECT.invokeExact(state, socket, Usrsctp.sockaddr(arena, remote),
-                    (int) Usrsctp.SOCKADDR_IN_SIZE);
+            bind(socket, arena, state, link.handle, 0); // one address: the link's
+            int status = (int) Usrsctp.CONNECT.invokeExact(state, socket, Usrsctp.sockaddrConn(arena, link.handle,
+                    remote.getPort()), (int) Usrsctp.SOCKADDR_CONN_SIZE);
             if (status != 0) {
                 throw new IOException("SCTP connect to " + remote + " failed, errno " + Usrsctp.errno(state));
             }
-            UsrsctpSocket connected = new UsrsctpSocket(socket, streams, maxMessage(), remote);
+            UsrsctpSocket connected = new UsrsctpSocket(socket, streams, maxMessage(mtu), remote);
             done = true;
             return connected;
         } catch (IOException | RuntimeException e) {
@@ -229,16 +280,25 @@ public final class UsrsctpStack implements SctpStack {
 
     @Override
     public Listening listen(InetSocketAddress local, int streams, int adaptation) throws IOException {
-        MemorySegment socket = open(streams, adaptation);
+        if (encapsulated) {
+            udpEndpoint(local.getAddress()); // so that datagrams to this address arrive on a socket bound to it
+        }
+        int mtu = sctpMtu(local.getAddress(), null);
+        MemorySegment socket = open(streams, adaptation, mtu);
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = Usrsctp.captureState(arena);
-            int port = local.getPort() == 0 ? freeUdpPort() : local.getPort(); // usrsctp does not report it back
-            bind(socket, arena, state, new InetSocketAddress(local.getAddress(), port));
+            int port = local.getPort();
+            if (port == 0) {
+                port = bindEphemeral(socket, arena, state);
+            } else {
+                bind(socket, arena, state, MemorySegment.NULL, port);
+            }
             int status = (int) Usrsctp.LISTEN.invokeExact(state, socket, 16);
             if (status != 0) {
                 throw new IOException("SCTP listen on " + local + " failed, errno " + Usrsctp.errno(state));
             }
-            return new UsrsctpListening(socket, new InetSocketAddress(local.getAddress(), port), streams);
+            Links.listen(port, encapsulated, local.getAddress());
+            return new UsrsctpListening(socket, new InetSocketAddress(local.getAddress(), port), streams, mtu);
         } catch (IOException | RuntimeException e) {
             closeQuietly(socket);
             throw e;
@@ -248,11 +308,34 @@ public final class UsrsctpStack implements SctpStack {
         }
     }
 
-    /** A blocking socket with the options every DDP association needs (RFC 5043 §5.1, §8, §9, §10). */
-    private MemorySegment open(int streams, int adaptation) throws IOException {
+    /** Binds every link at a free port from the dynamic range (usrsctp does not report the one it would pick). */
+    private static int bindEphemeral(MemorySegment socket, Arena arena, MemorySegment state) throws IOException {
+        int first = 49152 + java.util.concurrent.ThreadLocalRandom.current().nextInt(16384);
+        for (int i = 0; i < 16384; i++) {
+            int port = 49152 + (first - 49152 + i) % 16384;
+            try {
+                int status = (int) Usrsctp.BIND.invokeExact(state, socket, Usrsctp.sockaddrConn(arena,
+                        MemorySegment.NULL, port), (int) Usrsctp.SOCKADDR_CONN_SIZE);
+                if (status == 0) {
+                    return port;
+                }
+                if (Usrsctp.errno(state) != EADDRINUSE) {
+                    throw new IOException("SCTP bind failed, errno " + Usrsctp.errno(state));
+                }
+            } catch (IOException e) {
+                throw e;
+            } catch (Throwable e) {
+                throw new IOException(e);
+            }
+        }
+        throw new IOException("no free SCTP port");
+    }
+
+    /** A socket with the options every DDP association needs (RFC 5043 §5.1, §8, §9, §10). */
+    private static MemorySegment open(int streams, int adaptation, int sctpMtu) throws IOException {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = Usrsctp.captureState(arena);
-            MemorySegment socket = (MemorySegment) Usrsctp.SOCKET.invokeExact(state, Usrsctp.AF_INET,
+            MemorySegment socket = (MemorySegment) Usrsctp.SOCKET.invokeExact(state, Usrsctp.AF_CONN,
                     Usrsctp.SOCK_STREAM, Usrsctp.IPPROTO_SCTP, MemorySegment.NULL, MemorySegment.NULL, 0,
                     MemorySegment.NULL);
             if (socket.equals(MemorySegment.NULL)) {
@@ -274,10 +357,7 @@ public final class UsrsctpStack implements SctpStack {
                     event.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 6, (byte) 1);
                     setsockopt(socket, state, Usrsctp.SCTP_EVENT, event, "event " + type);
                 }
-                MemorySegment params = arena.allocate(Usrsctp.PADDRPARAMS_SIZE);
-                params.set(JAVA_INT, 136, PATH_MTU);
-                params.set(JAVA_INT, 140, Usrsctp.SPP_PMTUD_DISABLE);
-                setsockopt(socket, state, Usrsctp.SCTP_PEER_ADDR_PARAMS, params, "path MTU");
+                setPathMtu(socket, state, arena, sctpMtu);
                 socketOption(socket, state, Usrsctp.SO_SNDBUF, Usrsctp.intValue(arena, SOCKET_BUFFER));
                 socketOption(socket, state, Usrsctp.SO_RCVBUF, Usrsctp.intValue(arena, SOCKET_BUFFER));
                 return socket;
@@ -290,6 +370,15 @@ public final class UsrsctpStack implements SctpStack {
         } catch (Throwable e) {
             throw new IOException(e);
         }
+    }
+
+    /** Fixes the association's path MTU (SCTP packet size here: no IP header in AF_CONN), discovery off. */
+    private static void setPathMtu(MemorySegment socket, MemorySegment state, Arena arena, int sctpMtu)
+            throws IOException {
+        MemorySegment params = arena.allocate(Usrsctp.PADDRPARAMS_SIZE);
+        params.set(JAVA_INT, 136, sctpMtu);
+        params.set(JAVA_INT, 140, Usrsctp.SPP_PMTUD_DISABLE);
+        setsockopt(socket, state, Usrsctp.SCTP_PEER_ADDR_PARAMS, params, "path MTU");
     }
 
     private static void setsockopt(MemorySegment socket, MemorySegment state, int option, MemorySegment value,
@@ -322,13 +411,13 @@ public final class UsrsctpStack implements SctpStack {
         }
     }
 
-    private static void bind(MemorySegment socket, Arena arena, MemorySegment state, InetSocketAddress address)
+    private static void bind(MemorySegment socket, Arena arena, MemorySegment state, MemorySegment link, int port)
             throws IOException {
         try {
-            int status = (int) Usrsctp.BIND.invokeExact(state, socket, Usrsctp.sockaddr(arena, address),
-                    (int) Usrsctp.SOCKADDR_IN_SIZE);
+            int status = (int) Usrsctp.BIND.invokeExact(state, socket, Usrsctp.sockaddrConn(arena, link, port),
+                    (int) Usrsctp.SOCKADDR_CONN_SIZE);
             if (status != 0) {
-                throw new IOException("SCTP bind to " + address + " failed, errno " + Usrsctp.errno(state));
+                throw new IOException("SCTP bind to port " + port + " failed, errno " + Usrsctp.errno(state));
             }
         } catch (IOException e) {
             throw e;
@@ -360,6 +449,7 @@ public final class UsrsctpStack implements SctpStack {
         private final MemorySegment socket;
         private final InetSocketAddress address;
         private final int streams;
+        private final int mtu;
         private final EventLoop loop;
         private final AtomicBoolean scheduled = new AtomicBoolean();
         private final int id;
@@ -367,8 +457,9 @@ public final class UsrsctpStack implements SctpStack {
         private volatile Consumer<SctpSocket> onAssociation;
         private volatile boolean closed;
 
-        UsrsctpListening(MemorySegment socket, InetSocketAddress address, int streams) throws IOException {
+        UsrsctpListening(MemorySegment socket, InetSocketAddress address, int streams, int mtu) throws IOException {
             this.socket = socket;
+            this.mtu = mtu;
             this.address = address;
             this.streams = streams;
             this.loop = new EventLoop("sctp-listen-" + address.getPort());
@@ -417,11 +508,22 @@ public final class UsrsctpStack implements SctpStack {
                     if (accepted.equals(MemorySegment.NULL)) {
                         return; // EAGAIN: the next upcall brings the next association
                     }
-                    handler.accept(new UsrsctpSocket(accepted, streams, maxMessage(), Usrsctp.address(peer)));
+                    handler.accept(accepted(accepted, peer));
                 } catch (Throwable e) {
                     return; // a failed accept loses that association only; the peer's INIT times out
                 }
             }
+        }
+
+        /**
+         * Wraps an accepted association. Its path MTU is the listener's (usrsctp copies it at accept), chosen for the
+         * listening address: the wildcard's is the smallest of the interfaces, right whichever one the peer used.
+         */
+        private UsrsctpSocket accepted(MemorySegment accepted, MemorySegment peer) throws IOException {
+            Links.Link link = Links.link(Usrsctp.connLink(peer));
+            InetSocketAddress remote = new InetSocketAddress(link == null ? address.getAddress()
+                    : link.remote.getAddress(), Usrsctp.port(peer));
+            return new UsrsctpSocket(accepted, streams, maxMessage(mtu), remote);
         }
 
         @Override
@@ -429,6 +531,7 @@ public final class UsrsctpStack implements SctpStack {
             loop.execute(() -> {
                 if (!closed) {
                     closed = true;
+                    Links.unlisten(address.getPort());
                     Upcalls.release(id);
                     closeQuietly(socket);
                 }

@@ -69,4 +69,48 @@ class UsrsctpSocketTest {
             }
         }
     }
+
+    @Test
+    void theLargestMessageLeavesAsOnePacketThatFitsTheLoopbackMtuUnfragmented() throws Exception {
+        UsrsctpStack stack = UsrsctpStack.udp();
+        int largest = stack.maxMessage();
+        int loopbackMtu = java.net.NetworkInterface.getByInetAddress(InetAddress.getLoopbackAddress()).getMTU();
+        int sctpPacketLimit = Math.min(loopbackMtu, 65535) - 20 - 8; // IPv4 and UDP headers (RFC 6951)
+        assertThat(largest).as("RFC 5043 §9: never below 516").isGreaterThanOrEqualTo(516)
+                .isEqualTo((sctpPacketLimit & ~3) - 12 - 16); // SCTP common header, DATA chunk header
+        try (SctpStack.Listening listening = stack.listen(LOOPBACK, 8, DdpSctp.ADAPTATION_INDICATION)) {
+            CompletableFuture<SctpSocket> accepted = new CompletableFuture<>();
+            listening.start(accepted::complete);
+            try (SctpSocket client = stack.connect(LOOPBACK, listening.address(), 8, DdpSctp.ADAPTATION_INDICATION);
+                    SctpSocket server = accepted.get(10, TimeUnit.SECONDS)) {
+                assertThat(client.maxMessage()).isEqualTo(largest);
+                assertThat(server.maxMessage()).isEqualTo(largest);
+                Semaphore ready = new Semaphore(0);
+                server.onReady(ready::release);
+                MemorySegment out = Arena.ofAuto().allocate(largest);
+                for (int i = 0; i < largest; i++) {
+                    out.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 31));
+                }
+                assertThat(client.send(out, 0, largest, 1, DdpSctp.PPID_DDP_SEGMENT, true)).isEqualTo(largest);
+
+                MemorySegment in = Arena.ofAuto().allocate(70000);
+                SctpSocket.ReceivedMessage message = new SctpSocket.ReceivedMessage();
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                int length = SctpSocket.WOULD_BLOCK;
+                while (System.nanoTime() < deadline) {
+                    length = server.receive(in, message);
+                    if (length == SctpSocket.WOULD_BLOCK) {
+                        ready.tryAcquire(1, TimeUnit.SECONDS);
+                    } else if (message.kind == SctpSocket.ReceivedMessage.DATA) {
+                        break;
+                    }
+                }
+                assertThat(length).isEqualTo(largest);
+                assertThat(message.complete).isTrue();
+                assertThat(in.asSlice(0, largest).mismatch(out)).isEqualTo(-1);
+                assertThat(UsrsctpStack.largestPacketSent()).as("one DATA chunk in one packet, within the MTU")
+                        .isGreaterThanOrEqualTo(largest + 12 + 16).isLessThanOrEqualTo(sctpPacketLimit);
+            }
+        }
+    }
 }

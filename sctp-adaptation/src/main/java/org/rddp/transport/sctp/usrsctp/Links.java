@@ -1,0 +1,279 @@
+package org.rddp.transport.sctp.usrsctp;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+
+/**
+ * usrsctp as a protocol engine, with every packet carried by this package. usrsctp runs without threads of its
+ * own ({@code usrsctp_init_nothreads}) and in its {@code AF_CONN} address family: an SCTP address is an opaque
+ * link pointer, outgoing packets arrive whole in one buffer at {@code conn_output}, and received ones go in
+ * through {@code usrsctp_conninput}. A {@link Link} is the path to one peer endpoint: a UDP address and port
+ * (SCTP over UDP, RFC 6951) or an IPv4 address (SCTP straight over IP, protocol 132).
+ *
+ * <p>Why not usrsctp's own UDP and raw sockets: libusrsctp2 0.9.5 gathers a packet's mbuf chain into at most 32
+ * iovecs (MAXLEN_MBUF_CHAIN in user_socket.c) and silently drops any packet with a longer chain, and every
+ * retransmission of it, until the association fails. A packet bundling many small chunks, or a large one, has
+ * such a chain. {@code conn_output} gets the packet copied into one buffer, so nothing is dropped, and the path
+ * MTU can be the interface's.
+ *
+ * <p>Threads: each endpoint has a receiving thread, and one timer thread drives usrsctp's clock every
+ * {@value #TICK_MILLIS} ms (what usrsctp's own timer thread does). Calls into usrsctp from these threads hold
+ * a read lock that {@link #finish} takes for writing, so none is in flight when the stack stops.
+ */
+@SuppressWarnings({"checkstyle:IllegalCatch", "restricted"}) // invokeExact declares Throwable; upcall stub
+final class Links {
+    static final int TICK_MILLIS = 10;
+    private static final int MAX_LINKS = 4096;
+    private static final int EIO = 5;
+    private static final int EHOSTUNREACH = 113;
+
+    /** The path to one peer endpoint, through one local endpoint. */
+    static final class Link {
+        /** What usrsctp knows the link by: a small integer as an opaque pointer (never dereferenced). */
+        final MemorySegment handle;
+        final Endpoint endpoint;
+        /** The peer's UDP address and port, or its IPv4 address with port 0 for SCTP over IP. */
+        final InetSocketAddress remote;
+
+        Link(int index, Endpoint endpoint, InetSocketAddress remote) {
+            this.handle = MemorySegment.ofAddress(index);
+            this.endpoint = endpoint;
+            this.remote = remote;
+        }
+    }
+
+    /** A local socket that carries SCTP packets: a UDP socket on the stack's port, or a raw IP socket. */
+    abstract static class Endpoint implements AutoCloseable {
+        final InetAddress local;
+        final boolean udp;
+
+        Endpoint(InetAddress local, boolean udp) {
+            this.local = local;
+            this.udp = udp;
+        }
+
+        /** Sends one SCTP packet (common header and chunks) to the link's peer. */
+        abstract void send(MemorySegment packet, Link link) throws IOException;
+
+        @Override
+        public abstract void close();
+    }
+
+    /** Which packets may reach a listening port: those of its kind, to its address (null: any). */
+    private record Scope(boolean udp, InetAddress address) {
+    }
+
+    static final MemorySegment OUTPUT_STUB;
+    private static final AtomicReferenceArray<Link> LINKS = new AtomicReferenceArray<>(MAX_LINKS);
+    private static final ConcurrentHashMap<InetSocketAddress, Link> UDP_LINKS = new ConcurrentHashMap<>();
+    private static final ConcurrentHashMap<InetSocketAddress, Link> IP_LINKS = new ConcurrentHashMap<>();
+    private static final AtomicInteger NEXT_LINK = new AtomicInteger(1);
+    private static final AtomicReferenceArray<Scope> LISTENERS = new AtomicReferenceArray<>(1 << 16);
+    private static final ReentrantReadWriteLock LOCK = new ReentrantReadWriteLock();
+    private static final AtomicInteger LARGEST_PACKET = new AtomicInteger();
+    private static volatile boolean running;
+
+    static {
+        MemorySegment stub = MemorySegment.NULL;
+        if (Usrsctp.unavailable() == null) {
+            try {
+                stub = Linker.nativeLinker().upcallStub(MethodHandles.lookup().findStatic(Links.class, "output",
+                        MethodType.methodType(int.class, MemorySegment.class, MemorySegment.class, long.class,
+                                byte.class, byte.class)),
+                        FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, JAVA_BYTE, JAVA_BYTE),
+                        Arena.global());
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+        OUTPUT_STUB = stub;
+    }
+
+    private Links() {
+    }
+
+    /** Starts usrsctp without threads of its own, and the timer thread. */
+    static void start() throws IOException {
+        try {
+            Usrsctp.INIT_NOTHREADS.invokeExact((short) 0, OUTPUT_STUB, MemorySegment.NULL);
+        } catch (Throwable e) {
+            throw new IOException("usrsctp_init_nothreads failed", e);
+        }
+        running = true;
+        Thread.ofPlatform().daemon().name("usrsctp-timers").start(Links::tick);
+    }
+
+    private static void tick() {
+        long last = System.nanoTime();
+        while (running) {
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(TICK_MILLIS));
+            long now = System.nanoTime();
+            int elapsed = (int) TimeUnit.NANOSECONDS.toMillis(now - last);
+            if (elapsed == 0) {
+                continue;
+            }
+            last += TimeUnit.MILLISECONDS.toNanos(elapsed);
+            LOCK.readLock().lock();
+            try {
+                if (running) {
+                    Usrsctp.HANDLE_TIMERS.invokeExact(elapsed);
+                }
+            } catch (Throwable e) {
+                // usrsctp reports nothing from its timers; the next tick tries again
+            } finally {
+                LOCK.readLock().unlock();
+            }
+        }
+    }
+
+    /**
+     * Stops usrsctp ({@code usrsctp_finish}, which refuses while any socket exists). Returns whether it stopped;
+     * after that no packet or tick reaches it.
+     */
+    static boolean finish() {
+        LOCK.writeLock().lock();
+        try {
+            if (!running) {
+                return true;
+            }
+            int status = (int) Usrsctp.FINISH.invokeExact();
+            if (status == 0) {
+                running = false;
+            }
+            return status == 0;
+        } catch (Throwable e) {
+            return false;
+        } finally {
+            LOCK.writeLock().unlock();
+        }
+    }
+
+    /** The link to a peer's UDP address and port, created (through {@code via}) on first use. */
+    static Link udpLink(InetSocketAddress remote, Endpoint via) throws IOException {
+        return link(UDP_LINKS, remote, via);
+    }
+
+    /** The link to a peer's IPv4 address for SCTP over IP, created (through {@code via}) on first use. */
+    static Link ipLink(InetAddress remote, Endpoint via) throws IOException {
+        return link(IP_LINKS, new InetSocketAddress(remote, 0), via);
+    }
+
+    private static Link link(ConcurrentHashMap<InetSocketAddress, Link> links, InetSocketAddress remote,
+            Endpoint via) throws IOException {
+        Link existing = links.get(remote);
+        if (existing != null) {
+            return existing;
+        }
+        synchronized (links) {
+            existing = links.get(remote);
+            if (existing != null) {
+                return existing;
+            }
+            int index = NEXT_LINK.getAndIncrement();
+            if (index >= MAX_LINKS) {
+                throw new IOException("more than " + (MAX_LINKS - 1) + " SCTP peer endpoints in one process");
+            }
+            Link link = new Link(index, via, remote);
+            LINKS.set(index, link);
+            LOCK.readLock().lock();
+            try {
+                if (running) {
+                    Usrsctp.REGISTER_ADDRESS.invokeExact(link.handle);
+                }
+            } catch (Throwable e) {
+                throw new IOException("usrsctp_register_address failed", e);
+            } finally {
+                LOCK.readLock().unlock();
+            }
+            links.put(remote, link);
+            return link;
+        }
+    }
+
+    /** The link usrsctp knows by {@code handle}, or null. */
+    static Link link(long handle) {
+        return handle > 0 && handle < MAX_LINKS ? LINKS.get((int) handle) : null;
+    }
+
+    /**
+     * Restricts a listening SCTP port to packets of one kind sent to one address (null: any): usrsctp's
+     * {@code AF_CONN} listener hears every link, and the socket must hear only the address it was bound to.
+     */
+    static void listen(int port, boolean udp, InetAddress address) {
+        LISTENERS.set(port, new Scope(udp, address == null || address.isAnyLocalAddress() ? null : address));
+    }
+
+    /** Lifts the restriction of {@link #listen}. */
+    static void unlisten(int port) {
+        LISTENERS.set(port, null);
+    }
+
+    /**
+     * Hands a received SCTP packet to usrsctp, unless it is for a listening port bound to another address or
+     * carried another way.
+     *
+     * @param destination the address the packet was sent to, or null if unknown (a wildcard UDP socket)
+     */
+    static void input(Link link, MemorySegment packet, int length, InetAddress destination) {
+        if (length < 12) {
+            return; // not even an SCTP common header
+        }
+        Scope scope = LISTENERS.get(packet.get(Usrsctp.U16_BE, 2) & 0xFFFF);
+        if (scope != null && (scope.udp() != link.endpoint.udp
+                || scope.address() != null && !scope.address().equals(destination))) {
+            return; // as if nothing listened here: the INIT times out
+        }
+        LOCK.readLock().lock();
+        try {
+            if (running) {
+                Usrsctp.CONNINPUT.invokeExact(link.handle, packet, (long) length, (byte) 0);
+            }
+        } catch (Throwable e) {
+            // a packet usrsctp could not take is a lost packet; SCTP retransmits
+        } finally {
+            LOCK.readLock().unlock();
+        }
+    }
+
+    /** The largest SCTP packet sent so far, in octets (common header and chunks). */
+    static int largestPacketSent() {
+        return LARGEST_PACKET.get();
+    }
+
+    /** usrsctp's {@code conn_output}: on usrsctp's caller's thread, with the whole packet in {@code buffer}. */
+    @SuppressWarnings("unused") // called from native code
+    private static int output(MemorySegment handle, MemorySegment buffer, long length, byte tos, byte setDf) {
+        try {
+            Link link = link(handle.address());
+            if (link == null) {
+                return EHOSTUNREACH;
+            }
+            int size = (int) length;
+            if (size > LARGEST_PACKET.get()) {
+                LARGEST_PACKET.accumulateAndGet(size, Math::max);
+            }
+            link.endpoint.send(buffer.reinterpret(length), link);
+            return 0;
+        } catch (Throwable e) {
+            return EIO; // nothing may escape an upcall; SCTP treats the packet as lost
+        }
+    }
+}

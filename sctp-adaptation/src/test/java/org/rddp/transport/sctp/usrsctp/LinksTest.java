@@ -1,0 +1,120 @@
+package org.rddp.transport.sctp.usrsctp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.zip.CRC32C;
+import org.junit.jupiter.api.Test;
+import org.rddp.sctp.DdpSctp;
+import org.rddp.transport.sctp.SctpStack;
+
+/**
+ * The packet side of the usrsctp backend: crafted SCTP packets go in through a link whose output is recorded.
+ * usrsctp answers an INIT with an INIT ACK inside {@code usrsctp_conninput}, so what went out is known when the
+ * input call returns. Listening sockets hear only the address and kind of link they were bound to.
+ */
+class LinksTest {
+    private static final byte INIT = 1;
+    private static final byte INIT_ACK = 2;
+
+    /** A local endpoint that keeps every packet sent through it. */
+    private static final class Recorder extends Links.Endpoint {
+        final List<byte[]> sent = new CopyOnWriteArrayList<>();
+
+        Recorder(boolean udp) throws Exception {
+            super(InetAddress.getByAddress(new byte[4]), udp);
+        }
+
+        @Override
+        void send(MemorySegment packet, Links.Link link) {
+            sent.add(packet.toArray(ValueLayout.JAVA_BYTE));
+        }
+
+        @Override
+        public void close() {
+            // nothing to release
+        }
+    }
+
+    /** An SCTP packet with one INIT chunk (RFC 9260 §3.3.2), checksummed. */
+    private static MemorySegment init(int destinationPort, int initiateTag) {
+        ByteBuffer packet = ByteBuffer.allocate(32);
+        packet.putShort((short) 40000).putShort((short) destinationPort).putInt(0).putInt(0); // tag 0, CRC later
+        packet.put(INIT).put((byte) 0).putShort((short) 20).putInt(initiateTag).putInt(65536)
+                .putShort((short) 8).putShort((short) 8).putInt(1);
+        CRC32C crc = new CRC32C();
+        crc.update(packet.array(), 0, 32);
+        packet.order(ByteOrder.LITTLE_ENDIAN).putInt(8, (int) crc.getValue()); // RFC 9260 Appendix A byte order
+        MemorySegment segment = Arena.ofAuto().allocate(32);
+        MemorySegment.copy(MemorySegment.ofArray(packet.array()), 0, segment, 0, 32);
+        return segment;
+    }
+
+    /** The INIT ACKs among {@code packets}, by the verification tag they carry (the INIT's initiate tag). */
+    private static List<Integer> initAcks(List<byte[]> packets) {
+        return packets.stream().filter(p -> p.length > 12 && p[12] == INIT_ACK)
+                .map(p -> ByteBuffer.wrap(p).getInt(4)).toList();
+    }
+
+    @Test
+    void aListenerBoundToAnAddressHearsOnlyThatAddress() throws Exception {
+        SctpStack stack = UsrsctpStack.udp();
+        InetAddress loopback = InetAddress.getByName("127.0.0.1");
+        try (SctpStack.Listening listening = stack.listen(new InetSocketAddress(loopback, 0), 8,
+                DdpSctp.ADAPTATION_INDICATION)) {
+            Recorder recorder = new Recorder(true);
+            Links.Link link = Links.udpLink(new InetSocketAddress("127.9.9.1", 9), recorder);
+            int port = listening.address().getPort();
+
+            Links.input(link, init(port, 0x11111111), 32, InetAddress.getByName("127.0.0.2"));
+            Links.input(link, init(port, 0x22222222), 32, null); // a wildcard socket: the address is unknown
+            Links.input(link, init(port, 0x33333333), 32, loopback);
+
+            assertThat(initAcks(recorder.sent)).containsExactly(0x33333333);
+        }
+    }
+
+    @Test
+    void aWildcardListenerHearsEveryAddressOfItsKindOnly() throws Exception {
+        SctpStack stack = UsrsctpStack.udp();
+        try (SctpStack.Listening listening = stack.listen(new InetSocketAddress(InetAddress.getByAddress(
+                new byte[4]), 0), 8, DdpSctp.ADAPTATION_INDICATION)) {
+            Recorder udp = new Recorder(true);
+            Recorder ip = new Recorder(false);
+            int port = listening.address().getPort();
+
+            Links.input(Links.udpLink(new InetSocketAddress("127.9.9.2", 9), udp), init(port, 0x44444444), 32,
+                    null);
+            Links.input(Links.ipLink(InetAddress.getByName("127.9.9.3"), ip), init(port, 0x55555555), 32,
+                    InetAddress.getByName("127.0.0.1"));
+
+            assertThat(initAcks(udp.sent)).containsExactly(0x44444444);
+            assertThat(ip.sent).as("SCTP over IP does not reach an SCTP-over-UDP listener").isEmpty();
+        }
+    }
+
+    @Test
+    void aPacketWithABadChecksumIsDropped() throws Exception {
+        SctpStack stack = UsrsctpStack.udp();
+        try (SctpStack.Listening listening = stack.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(),
+                0), 8, DdpSctp.ADAPTATION_INDICATION)) {
+            Recorder recorder = new Recorder(true);
+            Links.Link link = Links.udpLink(new InetSocketAddress("127.9.9.4", 9), recorder);
+            MemorySegment corrupt = init(listening.address().getPort(), 0x66666666);
+            corrupt.set(ValueLayout.JAVA_BYTE, 31, (byte) 2);
+
+            Links.input(link, corrupt, 32, InetAddress.getLoopbackAddress());
+            Links.input(link, init(listening.address().getPort(), 0x77777777), 32, InetAddress.getLoopbackAddress());
+
+            assertThat(initAcks(recorder.sent)).containsExactly(0x77777777);
+        }
+    }
+}
