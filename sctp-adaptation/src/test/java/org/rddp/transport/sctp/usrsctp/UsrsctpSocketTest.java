@@ -110,6 +110,22 @@ class UsrsctpSocketTest {
                 assertThat(in.asSlice(0, largest).mismatch(out)).isEqualTo(-1);
                 assertThat(UsrsctpStack.largestPacketSent()).as("one DATA chunk in one packet, within the MTU")
                         .isGreaterThanOrEqualTo(largest + 12 + 16).isLessThanOrEqualTo(sctpPacketLimit);
+
+                // a larger message leaves in fragments, each within the MTU too (usrsctp 0.9.5 needs help there)
+                MemorySegment big = Arena.ofAuto().allocate(3L * largest);
+                assertThat(client.send(big, 0, (int) big.byteSize(), 1, DdpSctp.PPID_DDP_SEGMENT, true))
+                        .isEqualTo((int) big.byteSize());
+                long received = 0;
+                while (received < big.byteSize() && System.nanoTime() < deadline + TimeUnit.SECONDS.toNanos(10)) {
+                    int got = server.receive(in, message);
+                    if (got == SctpSocket.WOULD_BLOCK) {
+                        ready.tryAcquire(1, TimeUnit.SECONDS);
+                    } else if (message.kind == SctpSocket.ReceivedMessage.DATA) {
+                        received += got;
+                    }
+                }
+                assertThat(received).isEqualTo(big.byteSize());
+                assertThat(UsrsctpStack.largestPacketSent()).isLessThanOrEqualTo(sctpPacketLimit);
             }
         }
     }
