@@ -6,7 +6,8 @@ import java.lang.foreign.MemorySegment;
 /**
  * One SCTP association as a one-to-one socket (RFC 6458 style), as small as the adaptation needs. Non-blocking:
  * {@link #send} and {@link #receive} return {@link #WOULD_BLOCK} rather than wait, and the socket calls its
- * ready hook when it may have become readable or writable. Used from one owner thread, except {@link #close}.
+ * ready hook when it may have become readable or writable. Sends come from one thread at a time and receives
+ * from one thread at a time (the two may differ); {@link #close} from any.
  */
 public interface SctpSocket extends AutoCloseable {
     /** Nothing could be done now; the ready hook fires when it may be. */

@@ -25,7 +25,9 @@ final class UsrsctpSocket implements SctpSocket {
     private final int maxMessage;
     private final int id;
     private final Arena arena = Arena.ofAuto();
-    private final MemorySegment state = Usrsctp.captureState(arena);
+    /** errno of the last send; its own, so that a sender and a receiver thread never read each other's. */
+    private final MemorySegment sendState = Usrsctp.captureState(arena);
+    private final MemorySegment receiveState = Usrsctp.captureState(arena);
     private final MemorySegment sndinfo = arena.allocate(Usrsctp.SNDINFO_SIZE);
     private final MemorySegment rcvinfo = arena.allocate(Usrsctp.RCVINFO_SIZE);
     private final MemorySegment infolen = arena.allocate(JAVA_INT);
@@ -75,7 +77,7 @@ final class UsrsctpSocket implements SctpSocket {
         sndinfo.set(JAVA_INT, 12, 0);
         long sent;
         try {
-            sent = (long) Usrsctp.SENDV.invokeExact(state, socket, data.asSlice(offset, length), (long) length,
+            sent = (long) Usrsctp.SENDV.invokeExact(sendState, socket, data.asSlice(offset, length), (long) length,
                     MemorySegment.NULL, 0, sndinfo, (int) Usrsctp.SNDINFO_SIZE, Usrsctp.SCTP_SENDV_SNDINFO, 0);
         } catch (Throwable e) {
             throw new IOException(e);
@@ -83,7 +85,7 @@ final class UsrsctpSocket implements SctpSocket {
         if (sent >= 0) {
             return (int) sent;
         }
-        int errno = Usrsctp.errno(state);
+        int errno = Usrsctp.errno(sendState);
         if (errno == Usrsctp.EAGAIN) {
             return WOULD_BLOCK;
         }
@@ -98,13 +100,13 @@ final class UsrsctpSocket implements SctpSocket {
         msgflags.set(JAVA_INT, 0, 0);
         long received;
         try {
-            received = (long) Usrsctp.RECVV.invokeExact(state, socket, buffer, buffer.byteSize(), from, fromlen,
+            received = (long) Usrsctp.RECVV.invokeExact(receiveState, socket, buffer, buffer.byteSize(), from, fromlen,
                     rcvinfo, infolen, infotype, msgflags);
         } catch (Throwable e) {
             throw new IOException(e);
         }
         if (received < 0) {
-            int errno = Usrsctp.errno(state);
+            int errno = Usrsctp.errno(receiveState);
             if (errno == Usrsctp.EAGAIN) {
                 return WOULD_BLOCK;
             }
@@ -196,7 +198,8 @@ final class UsrsctpSocket implements SctpSocket {
                 MemorySegment linger = Arena.ofAuto().allocate(JAVA_LONG);
                 linger.set(JAVA_INT, 0, 1);
                 linger.set(JAVA_INT, 4, 0);
-                int status = (int) Usrsctp.SETSOCKOPT.invokeExact(state, socket, Usrsctp.SOL_SOCKET, SO_LINGER,
+                int status = (int) Usrsctp.SETSOCKOPT.invokeExact(Usrsctp.captureState(Arena.ofAuto()), socket,
+                        Usrsctp.SOL_SOCKET, SO_LINGER,
                         linger, 8);
                 if (status != 0) {
                     hook = () -> { }; // no ABORT then: close falls back to a graceful SHUTDOWN
