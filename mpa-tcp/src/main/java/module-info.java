@@ -1,4 +1,10 @@
-/** The RFC 5044 lower layer over TCP with MPA framing; built by the TCP/MPA issue. */
+/**
+ * The RFC 5044 lower layer: DDP over TCP with MPA framing (markers and CRC32c as negotiated) and the enhanced
+ * connection setup of RFC 6581 (IRD/ORD, peer-to-peer with RTR), as an LLP for the engine and a connection
+ * manager for the verbs.
+ */
 module org.rddp.transport.mpa {
-    requires org.rddp.rdmap;
+    requires transitive org.rddp.verbs;
+
+    exports org.rddp.transport.mpa;
 }

@@ -199,7 +199,7 @@ public final class RdmapEngine implements LlpSink {
             flushPosted();
             return;
         }
-        if (now == QpState.IDLE || holding || backPressured) {
+        if (now == QpState.IDLE || backPressured) {
             return;
         }
         while (true) {
@@ -217,6 +217,10 @@ public final class RdmapEngine implements LlpSink {
                 next.reset();
                 current = next;
                 inOrder.add(next);
+            }
+            if (holding && current.opcode != WorkOpcode.BIND_MEMORY_WINDOW
+                    && current.opcode != WorkOpcode.LOCAL_INVALIDATE) {
+                return; // nothing on the wire before the first segment arrives; local work goes on (RFC 5044 §7.1.2)
             }
             if (!transmitCurrent()) {
                 return;

@@ -9,5 +9,18 @@ public enum RtrType {
     /** C: a zero-length RDMA Write; STag and TO are not checked (RFC 5041 §5.2). */
     WRITE,
     /** D: a zero-length RDMA Read Request; the responder answers with a zero-length Read Response. */
-    READ
+    READ;
+
+    /**
+     * The type to use among {@code candidates}: a zero-length RDMA Write first (it consumes nothing at the
+     * responder; siw and hardware RNICs accept it), then a Read, then a Send; NONE if there are none.
+     */
+    public static RtrType preferred(java.util.Set<RtrType> candidates) {
+        for (RtrType type : new RtrType[] {WRITE, READ, SEND}) {
+            if (candidates.contains(type)) {
+                return type;
+            }
+        }
+        return NONE;
+    }
 }

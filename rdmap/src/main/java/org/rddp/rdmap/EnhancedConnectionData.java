@@ -53,6 +53,32 @@ public record EnhancedConnectionData(boolean peerToPeer, boolean sendRtr, boolea
         return new EnhancedConnectionData(false, false, false, false, ird, ord);
     }
 
+    /**
+     * A block for the given model: with {@code peerToPeer}, A=1 and a flag for each of {@code rtrTypes}; without,
+     * A=0 and no flags.
+     */
+    public static EnhancedConnectionData of(boolean peerToPeer, java.util.Set<org.rddp.llp.RtrType> rtrTypes,
+            int ird, int ord) {
+        return new EnhancedConnectionData(peerToPeer, peerToPeer && rtrTypes.contains(org.rddp.llp.RtrType.SEND),
+                peerToPeer && rtrTypes.contains(org.rddp.llp.RtrType.WRITE),
+                peerToPeer && rtrTypes.contains(org.rddp.llp.RtrType.READ), ird, ord);
+    }
+
+    /** The RTR types whose flags are set. */
+    public java.util.Set<org.rddp.llp.RtrType> rtrTypes() {
+        java.util.Set<org.rddp.llp.RtrType> types = java.util.EnumSet.noneOf(org.rddp.llp.RtrType.class);
+        if (sendRtr) {
+            types.add(org.rddp.llp.RtrType.SEND);
+        }
+        if (writeRtr) {
+            types.add(org.rddp.llp.RtrType.WRITE);
+        }
+        if (readRtr) {
+            types.add(org.rddp.llp.RtrType.READ);
+        }
+        return types;
+    }
+
     /** Whether at least one RTR type is offered or accepted. */
     public boolean anyRtr() {
         return sendRtr || writeRtr || readRtr;

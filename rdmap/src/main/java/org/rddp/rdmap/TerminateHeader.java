@@ -88,6 +88,21 @@ public record TerminateHeader(int layer, int etype, int code, boolean segmentLen
                 terminatedDdpHeader, terminatedRdmaHeader);
     }
 
+    /**
+     * A whole RDMAP Terminate message carrying {@code cause} and no copied headers (untagged DDP header on QN 2,
+     * MSN 1, MO 0, then the Terminate header): what connection setup sends when it must end a stream it has just
+     * opened (RFC 6581 §9.1, §9.2, §9.3).
+     */
+    public static byte[] bareMessage(TerminateCause cause) {
+        TerminateHeader header = of(cause);
+        byte[] message = new byte[org.rddp.ddp.DdpSegment.UNTAGGED_HEADER_LENGTH + header.length()];
+        MemorySegment octets = MemorySegment.ofArray(message);
+        new org.rddp.ddp.DdpSegment().bind(octets, 0, message.length).writeUntagged(true,
+                RdmapControl.encode(RdmapOpcode.TERMINATE), 0, RdmapControl.TERMINATE_QUEUE, 1, 0);
+        header.encodeTo(octets, org.rddp.ddp.DdpSegment.UNTAGGED_HEADER_LENGTH);
+        return message;
+    }
+
     /** The cause if the RFCs define this Layer/EType/Code. */
     public Optional<TerminateCause> cause() {
         return TerminateCause.of(layer, etype, code);

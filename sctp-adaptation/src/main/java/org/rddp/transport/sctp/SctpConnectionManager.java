@@ -17,7 +17,6 @@ import java.util.function.Consumer;
 import java.lang.foreign.MemorySegment;
 import org.rddp.ddp.DdpSegment;
 import org.rddp.error.MpaError;
-import org.rddp.rdmap.RdmapOpcode;
 import org.rddp.rdmap.TerminateHeader;
 import org.rddp.llp.EventLoop;
 import org.rddp.llp.LlpParameters;
@@ -184,10 +183,8 @@ public final class SctpConnectionManager implements ConnectionManager {
         EnhancedConnectionData offer = null;
         SessionControl initiate;
         if (options.enhanced()) {
-            boolean p2p = options.peerToPeer();
-            offer = new EnhancedConnectionData(p2p, p2p && options.rtrTypes().contains(RtrType.SEND),
-                    p2p && options.rtrTypes().contains(RtrType.WRITE), p2p && options.rtrTypes().contains(RtrType.READ),
-                    options.ird(), options.ord());
+            offer = EnhancedConnectionData.of(options.peerToPeer(), options.rtrTypes(), options.ird(),
+                    options.ord());
             initiate = new SessionControl.EnhancedInitiate(offer, options.privateData());
         } else {
             initiate = new SessionControl.Initiate(options.privateData());
@@ -231,7 +228,7 @@ public final class SctpConnectionManager implements ConnectionManager {
             if (settled[0] < 0) {
                 // RFC 6581 §9.1: the initiator cannot give the IRD the responder's ORD needs; it MUST send a
                 // Terminate with Layer 2, EType 0, code 6 and end the connection
-                byte[] terminate = terminateMessage(MpaError.INSUFFICIENT_IRD);
+                byte[] terminate = TerminateHeader.bareMessage(MpaError.INSUFFICIENT_IRD);
                 MemorySegment octets = MemorySegment.ofArray(terminate);
                 session.send(octets, 0, terminate.length, octets, 0, 0);
                 session.close();
@@ -243,7 +240,7 @@ public final class SctpConnectionManager implements ConnectionManager {
             ird = settled[0];
             ord = settled[1];
             if (options.peerToPeer()) {
-                rtr = pick(answer);
+                rtr = RtrType.preferred(answer.rtrTypes());
                 if (rtr == RtrType.NONE || !options.rtrTypes().contains(rtr)) {
                     session.close();
                     result.completeExceptionally(new ConnectionRejectedException("no matching RTR type", false,
@@ -257,27 +254,6 @@ public final class SctpConnectionManager implements ConnectionManager {
         session.bind(parameters);
         qp.attach(session);
         complete(qp, parameters, result);
-    }
-
-    /** A whole RDMAP Terminate message (QN 2, MSN 1) carrying {@code cause} and no headers. */
-    private static byte[] terminateMessage(MpaError cause) {
-        TerminateHeader header = TerminateHeader.of(cause);
-        byte[] message = new byte[DdpSegment.UNTAGGED_HEADER_LENGTH + header.length()];
-        MemorySegment octets = MemorySegment.ofArray(message);
-        new DdpSegment().bind(octets, 0, message.length).writeUntagged(true,
-                RdmapControl.encode(RdmapOpcode.TERMINATE), 0, RdmapControl.TERMINATE_QUEUE, 1, 0);
-        header.encodeTo(octets, DdpSegment.UNTAGGED_HEADER_LENGTH);
-        return message;
-    }
-
-    private static RtrType pick(EnhancedConnectionData data) {
-        if (data.writeRtr()) {
-            return RtrType.WRITE;
-        }
-        if (data.readRtr()) {
-            return RtrType.READ;
-        }
-        return data.sendRtr() ? RtrType.SEND : RtrType.NONE;
     }
 
     private static void complete(QueuePair qp, LlpParameters parameters, CompletableFuture<Connection> result) {
@@ -389,7 +365,7 @@ public final class SctpConnectionManager implements ConnectionManager {
         }
 
         private static RtrType chooseRtr(EnhancedConnectionData offer) {
-            RtrType chosen = pick(offer);
+            RtrType chosen = RtrType.preferred(offer.rtrTypes());
             return chosen == RtrType.NONE ? RtrType.WRITE : chosen; // none requested: propose one (§9.2)
         }
 

@@ -1,0 +1,84 @@
+package org.rddp.transport.mpa;
+
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.Set;
+import org.rddp.llp.RtrType;
+
+/**
+ * How one side runs MPA, for every connection of a {@link MpaConnectionManager} (what siw takes as module
+ * parameters). Per-connection wishes (private data, IRD/ORD, enhanced setup, peer-to-peer) come with
+ * {@link org.rddp.verbs.ConnectOptions}; these settings add to them.
+ *
+ * @param revision        the highest MPA revision this side speaks: 2 (RFC 6581) or 1 (RFC 5044 only: enhanced
+ *                        requests are then refused as malformed, as an RFC 5044 responder does, and never sent)
+ * @param markers         M: ask the peer to put Markers into what it sends (RFC 5044 §7.1.1)
+ * @param crc             C: ask for CRCs; they are used when either side asks (RFC 5044 §4.4)
+ * @param peerToPeer      as initiator, always ask for the peer-to-peer model (enhanced setup only)
+ * @param rtrTypes        the RTR messages this side can send as initiator and accept as responder (RFC 6581 §9.2);
+ *                        a responder proposes the first of WRITE, READ, SEND it has when none requested fits
+ * @param retryRevision1  as initiator, retry once with revision 1 when the responder closes the connection on an
+ *                        enhanced request (RFC 6581 §10); IRD/ORD and the model are then the ULP's business
+ * @param startupTimeout  how long a responder waits for the Request (RFC 5044 §7.1.2 rule 10)
+ */
+public record MpaOptions(int revision, boolean markers, boolean crc, boolean peerToPeer, Set<RtrType> rtrTypes,
+        boolean retryRevision1, Duration startupTimeout) {
+
+    /** Validates. */
+    public MpaOptions {
+        if (revision != 1 && revision != 2) {
+            throw new IllegalArgumentException("MPA revision 1 or 2, not " + revision);
+        }
+        if (rtrTypes == null || rtrTypes.contains(RtrType.NONE) || startupTimeout == null) {
+            throw new IllegalArgumentException("RTR types (without NONE) and a startup timeout are required");
+        }
+        if (peerToPeer && (revision < 2 || rtrTypes.isEmpty())) {
+            throw new IllegalArgumentException("peer-to-peer needs revision 2 and at least one RTR type");
+        }
+        rtrTypes = Set.copyOf(rtrTypes);
+    }
+
+    /**
+     * The defaults: revision 2, no Markers, CRC on (RFC 5044 §4.4: the default MUST be to use CRCs), client-server
+     * unless a connection asks, every RTR type, no revision 1 retry, 10 s startup timeout.
+     */
+    public static MpaOptions defaults() {
+        return new MpaOptions(2, false, true, false, EnumSet.of(RtrType.SEND, RtrType.WRITE, RtrType.READ), false,
+                Duration.ofSeconds(10));
+    }
+
+    /** These options with Markers asked for or not. */
+    public MpaOptions withMarkers(boolean wanted) {
+        return new MpaOptions(revision, wanted, crc, peerToPeer, rtrTypes, retryRevision1, startupTimeout);
+    }
+
+    /** These options with CRCs asked for or not. */
+    public MpaOptions withCrc(boolean wanted) {
+        return new MpaOptions(revision, markers, wanted, peerToPeer, rtrTypes, retryRevision1, startupTimeout);
+    }
+
+    /** These options speaking at most {@code highest}. */
+    public MpaOptions withRevision(int highest) {
+        return new MpaOptions(highest, markers, crc, peerToPeer, rtrTypes, retryRevision1, startupTimeout);
+    }
+
+    /** These options always asking for peer-to-peer with exactly {@code rtr} as the RTR this side can send. */
+    public MpaOptions withPeerToPeer(RtrType rtr) {
+        return new MpaOptions(revision, markers, crc, true, EnumSet.of(rtr), retryRevision1, startupTimeout);
+    }
+
+    /** These options with the RTR types this side supports. */
+    public MpaOptions withRtrTypes(Set<RtrType> types) {
+        return new MpaOptions(revision, markers, crc, peerToPeer, types, retryRevision1, startupTimeout);
+    }
+
+    /** These options retrying with revision 1 when an enhanced request is refused. */
+    public MpaOptions withRetryRevision1(boolean retry) {
+        return new MpaOptions(revision, markers, crc, peerToPeer, rtrTypes, retry, startupTimeout);
+    }
+
+    /** These options with another startup timeout. */
+    public MpaOptions withStartupTimeout(Duration timeout) {
+        return new MpaOptions(revision, markers, crc, peerToPeer, rtrTypes, retryRevision1, timeout);
+    }
+}

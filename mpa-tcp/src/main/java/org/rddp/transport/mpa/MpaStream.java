@@ -1,0 +1,468 @@
+package org.rddp.transport.mpa;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.SocketChannel;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.zip.CRC32C;
+import org.rddp.error.MpaError;
+import org.rddp.error.TerminateCause;
+import org.rddp.llp.EventLoop;
+import org.rddp.llp.LlpParameters;
+import org.rddp.llp.LlpSink;
+import org.rddp.llp.LlpStream;
+import org.rddp.mpa.MpaDeframer;
+import org.rddp.mpa.MpaFpdu;
+import org.rddp.mpa.MpaFramer;
+import org.rddp.wire.DecodeStatus;
+
+/**
+ * One DDP stream over one TCP connection in MPA Full Operation (RFC 5044 §4-§6, §8).
+ *
+ * <p>Sending: an FPDU is the 2-octet ULPDU_Length and the segment's header in one small buffer, the payload as a
+ * view of the registered memory, and PAD and CRC in another: one gathering write, CRC32c computed over the three
+ * in place, no copy unless TCP takes only part of it (the rest is copied to a pending buffer and the stream pushes
+ * back once that fills). With Markers asked for by the peer, FPDUs are built by {@link MpaFramer} instead.
+ *
+ * <p>Receiving: reads go into one large buffer, and FPDUs are found, CRC-checked and handed to DDP where they lie,
+ * so the only copy in user space is DDP's placement into the registered region, after the CRC passed. Placing
+ * straight from the socket into the region would skip that copy but place octets whose CRC is not yet known:
+ * RFC 5044 §6 has the receiver verify an FPDU before DDP sees it, and bad data must never reach a region. With
+ * Markers the stream goes through {@link MpaDeframer}, which strips them.
+ *
+ * <p>Threads: the stream's {@link EventLoop} owns the engine. An I/O thread waits on a selector for the socket and
+ * then does the reading and writing as the owner, borrowing the loop when it is idle; a consumer polling a
+ * completion queue can do the same through {@link #progress()}.
+ */
+final class MpaStream implements LlpStream {
+    private static final int READ_CAPACITY = 1 << 18;
+    private static final int PENDING_CAPACITY = 1 << 20;
+    private static final int LARGEST_FPDU = MpaFpdu.fpduLength(MpaFpdu.MAX_ULPDU_LENGTH_FIELD);
+    private static final int LARGEST_HEADER = 512;
+    private static final ByteBuffer NO_PAYLOAD = ByteBuffer.allocateDirect(0);
+    private static final AtomicInteger NAMES = new AtomicInteger();
+
+    private final SocketChannel channel;
+    private final LlpParameters parameters;
+    private final int mulpdu;
+    private final boolean markersOut;
+    private final boolean markersIn;
+    private final boolean crc;
+    private final EventLoop loop;
+    private final Selector selector;
+    private final SelectionKey key;
+    private final Thread io;
+    private final String name;
+
+    private final CRC32C sendCrc = new CRC32C();
+    private final ByteBuffer head = ByteBuffer.allocateDirect(MpaFpdu.ULPDU_LENGTH_LENGTH + LARGEST_HEADER);
+    private final MemorySegment headSegment = MemorySegment.ofBuffer(head);
+    private final ByteBuffer tail = ByteBuffer.allocateDirect(8).order(ByteOrder.LITTLE_ENDIAN);
+    private final ByteBuffer[] gather = new ByteBuffer[3];
+    private final ByteBuffer pending = ByteBuffer.allocateDirect(PENDING_CAPACITY);
+    private final MpaFramer framer;
+    private final ByteBuffer ulpdu;
+
+    private final ByteBuffer in = ByteBuffer.allocateDirect(READ_CAPACITY);
+    private final ByteBuffer inView = in.duplicate();
+    private final ByteBuffer inCrc = in.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+    private final MemorySegment inSegment = MemorySegment.ofBuffer(in);
+    private final CRC32C receiveCrc = new CRC32C();
+    private final MpaDeframer deframer;
+    private int readAt;
+
+    private final Runnable service = this::service;
+    private final Runnable serviceAndWake;
+    private volatile LlpSink sink;
+    private volatile boolean down;
+    private volatile boolean open = true;
+    private boolean receiveFailed;
+    private boolean closing;
+    private boolean outputShut;
+    private boolean wantWritable;
+
+    /**
+     * A stream over {@code channel}, which has finished the startup phase; Full Operation begins at the next octet
+     * either way.
+     *
+     * @param markersOut put Markers into what this side sends (the peer's M bit)
+     * @param markersIn  the peer puts Markers into what it sends (this side's M bit)
+     * @param crc        CRCs are in use (either side's C bit)
+     */
+    MpaStream(SocketChannel channel, LlpParameters parameters, int mulpdu, boolean markersOut, boolean markersIn,
+            boolean crc) throws IOException {
+        this.channel = channel;
+        this.parameters = parameters;
+        this.mulpdu = mulpdu;
+        this.markersOut = markersOut;
+        this.markersIn = markersIn;
+        this.crc = crc;
+        this.name = "mpa-" + NAMES.incrementAndGet();
+        this.framer = markersOut ? new MpaFramer(true, crc) : null;
+        this.ulpdu = markersOut ? ByteBuffer.allocateDirect(MpaFpdu.MAX_ULPDU) : null;
+        this.deframer = markersIn ? new MpaDeframer(true, crc, this::deliver) : null;
+        channel.configureBlocking(false);
+        channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
+        this.selector = Selector.open();
+        this.key = channel.register(selector, SelectionKey.OP_READ);
+        this.loop = new EventLoop(name);
+        this.io = Thread.ofPlatform().daemon().name(name + "-io").unstarted(this::waitForSocket);
+        this.serviceAndWake = () -> {
+            service();
+            LockSupport.unpark(io);
+        };
+    }
+
+    @Override
+    public LlpParameters parameters() {
+        return parameters;
+    }
+
+    @Override
+    public int mulpdu() {
+        return mulpdu;
+    }
+
+    @Override
+    public void start(LlpSink newSink) {
+        this.sink = newSink;
+        io.start();
+    }
+
+    /** The I/O thread: waits for the socket, then services it as the owner. */
+    private void waitForSocket() {
+        try {
+            while (open) {
+                selector.select();
+                selector.selectedKeys().clear();
+                if (!open) {
+                    break;
+                }
+                if (!loop.tryRun(service)) {
+                    loop.execute(serviceAndWake);
+                    LockSupport.park(this); // until the loop has serviced the socket, or spuriously: select again
+                }
+            }
+        } catch (IOException | java.nio.channels.ClosedSelectorException e) {
+            // the stream is closing
+        } finally {
+            try {
+                selector.close();
+            } catch (IOException e) {
+                // closing anyway
+            }
+        }
+    }
+
+    /** Reads what arrived, writes what is pending, and reports room; owner thread. */
+    private void service() {
+        if (down) {
+            return;
+        }
+        try {
+            if (pending.position() > 0) {
+                flush();
+            }
+            readAll();
+            if (down) {
+                return;
+            }
+            if (pending.position() == 0) {
+                if (closing && !outputShut) {
+                    channel.shutdownOutput(); // everything sent: the FIN follows it (RFC 5044 §7.2)
+                    outputShut = true;
+                }
+                if (wantWritable) {
+                    wantWritable = false;
+                    sink.onWritable();
+                }
+            }
+            watch();
+        } catch (IOException e) {
+            lost("TCP connection failed: " + e.getMessage());
+        }
+    }
+
+    private void watch() {
+        int ops = SelectionKey.OP_READ | (pending.position() > 0 ? SelectionKey.OP_WRITE : 0);
+        if (key.isValid() && key.interestOps() != ops) {
+            key.interestOps(ops);
+            if ((ops & SelectionKey.OP_WRITE) != 0) {
+                selector.wakeup(); // the I/O thread may be selecting for reads only
+            }
+        }
+    }
+
+    private void readAll() throws IOException {
+        while (!down && !receiveFailed) {
+            if (in.remaining() < LARGEST_FPDU && readAt > 0) {
+                in.limit(in.position()).position(readAt);
+                in.compact(); // a partial FPDU moves to the front; the next read completes it
+                readAt = 0;
+            }
+            int read = channel.read(in);
+            if (read < 0) {
+                peerClosed();
+                return;
+            }
+            if (read == 0) {
+                return;
+            }
+            if (markersIn) {
+                inView.limit(in.position()).position(readAt);
+                DecodeStatus status = deframer.receive(inView);
+                in.clear();
+                readAt = 0;
+                if (!status.ok()) {
+                    fail(status.terminateCause().orElse(MpaError.CRC_ERROR), status == DecodeStatus.MPA_CRC
+                            ? "CRC mismatch" : "a Marker disagrees with the ULPDU_Length");
+                }
+            } else {
+                parse();
+            }
+        }
+    }
+
+    /** Hands over every whole FPDU in the buffer, checked in place. */
+    private void parse() {
+        int end = in.position();
+        while (end - readAt >= MpaFpdu.ULPDU_LENGTH_LENGTH && !receiveFailed && !down) {
+            int length = in.getShort(readAt) & 0xFFFF;
+            int covered = MpaFpdu.ULPDU_LENGTH_LENGTH + length + MpaFpdu.padLength(length);
+            if (end - readAt < covered + MpaFpdu.CRC_LENGTH) {
+                break;
+            }
+            if (crc) {
+                inView.limit(readAt + covered).position(readAt);
+                receiveCrc.reset();
+                receiveCrc.update(inView);
+                int received = inCrc.getInt(readAt + covered); // least significant octet first (§4.4)
+                if (received != (int) receiveCrc.getValue()) {
+                    fail(MpaError.CRC_ERROR, String.format("CRC mismatch in the FPDU at stream octet %d: "
+                            + "received 0x%08x, computed 0x%08x", readAt, received, (int) receiveCrc.getValue()));
+                    return;
+                }
+            }
+            int ulpduAt = readAt + MpaFpdu.ULPDU_LENGTH_LENGTH;
+            readAt += covered + MpaFpdu.CRC_LENGTH;
+            sink.onSegment(inSegment, ulpduAt, length, false);
+        }
+        if (readAt == in.position()) {
+            in.clear();
+            readAt = 0;
+        }
+    }
+
+    private void deliver(MemorySegment buffer, long offset, int length) {
+        if (!down && !receiveFailed) {
+            sink.onSegment(buffer, offset, length, false);
+        }
+    }
+
+    /** An MPA error: DDP hears it and sends the Terminate; nothing more is delivered (RFC 5044 §8). */
+    private void fail(TerminateCause cause, String detail) {
+        receiveFailed = true;
+        sink.onLlpError(cause, detail);
+    }
+
+    private void peerClosed() throws IOException {
+        if (!closing) {
+            // the peer's FIN: its side is done (RFC 5044 §7.2); close ours after what is pending
+            closing = true;
+            if (pending.position() > 0) {
+                flush();
+            }
+            if (!outputShut) {
+                channel.shutdownOutput();
+                outputShut = true;
+            }
+        }
+        down = true;
+        shut(false);
+        sink.onClosed(true, "the TCP connection closed in order");
+    }
+
+    private void lost(String reason) {
+        if (down) {
+            return;
+        }
+        down = true;
+        shut(true);
+        LlpSink current = sink;
+        if (current != null) {
+            current.onClosed(false, reason);
+        }
+    }
+
+    @Override
+    public int send(MemorySegment header, long headerOffset, int headerLength, MemorySegment payload,
+            long payloadOffset, int payloadLength) {
+        if (down || closing) {
+            return CLOSED;
+        }
+        int ulpduLength = headerLength + payloadLength;
+        if (ulpduLength > mulpdu || headerLength > LARGEST_HEADER) {
+            throw new IllegalArgumentException("segment of " + ulpduLength + " octets exceeds the MULPDU " + mulpdu);
+        }
+        if (markersOut) {
+            return sendWithMarkers(header, headerOffset, headerLength, payload, payloadOffset, payloadLength);
+        }
+        int pad = MpaFpdu.padLength(ulpduLength);
+        int wire = MpaFpdu.fpduLength(ulpduLength);
+        if (pending.position() > 0 && pending.remaining() < wire) {
+            wantWritable = true;
+            return BACK_PRESSURED;
+        }
+        head.clear();
+        head.putShort((short) ulpduLength);
+        MemorySegment.copy(header, headerOffset, headSegment, MpaFpdu.ULPDU_LENGTH_LENGTH, headerLength);
+        head.limit(MpaFpdu.ULPDU_LENGTH_LENGTH + headerLength).position(0);
+        ByteBuffer body = payloadLength == 0 ? NO_PAYLOAD : payload.asSlice(payloadOffset, payloadLength)
+                .asByteBuffer();
+        tail.clear();
+        for (int i = 0; i < pad; i++) {
+            tail.put((byte) 0);
+        }
+        int value = 0;
+        if (crc) {
+            sendCrc.reset();
+            sendCrc.update(head);
+            head.position(0);
+            sendCrc.update(body);
+            body.position(0);
+            tail.flip();
+            sendCrc.update(tail);
+            tail.limit(tail.capacity()).position(pad);
+            value = (int) sendCrc.getValue();
+        }
+        tail.putInt(value); // least significant octet first (§4.4)
+        tail.flip();
+        try {
+            if (pending.position() == 0) {
+                gather[0] = head;
+                gather[1] = body;
+                gather[2] = tail;
+                channel.write(gather);
+                if (head.hasRemaining() || body.hasRemaining() || tail.hasRemaining()) {
+                    pending.put(head).put(body).put(tail); // TCP took part: keep the rest, the caller may reuse it
+                    watch();
+                }
+            } else {
+                pending.put(head).put(body).put(tail);
+                flush();
+                watch();
+            }
+        } catch (IOException e) {
+            lost("TCP connection failed: " + e.getMessage());
+            return CLOSED;
+        }
+        return SENT;
+    }
+
+    private int sendWithMarkers(MemorySegment header, long headerOffset, int headerLength, MemorySegment payload,
+            long payloadOffset, int payloadLength) {
+        int ulpduLength = headerLength + payloadLength;
+        if (pending.remaining() < framer.wireLength(ulpduLength)) {
+            wantWritable = true;
+            return BACK_PRESSURED;
+        }
+        MemorySegment scratch = MemorySegment.ofBuffer(ulpdu);
+        MemorySegment.copy(header, headerOffset, scratch, 0, headerLength);
+        MemorySegment.copy(payload, payloadOffset, scratch, headerLength, payloadLength);
+        ulpdu.limit(ulpduLength).position(0);
+        framer.frame(ulpdu, pending);
+        ulpdu.clear();
+        try {
+            flush();
+            watch();
+        } catch (IOException e) {
+            lost("TCP connection failed: " + e.getMessage());
+            return CLOSED;
+        }
+        return SENT;
+    }
+
+    private void flush() throws IOException {
+        pending.flip();
+        channel.write(pending);
+        pending.compact();
+    }
+
+    @Override
+    public void execute(Runnable task) {
+        loop.execute(task);
+    }
+
+    @Override
+    public boolean inOwnerThread() {
+        return loop.inEventLoop();
+    }
+
+    @Override
+    public boolean tryRun(Runnable work) {
+        return loop.tryRun(work);
+    }
+
+    /** Reading and writing the socket: a consumer polling a completion queue may do it itself. */
+    @Override
+    public Runnable progress() {
+        return service;
+    }
+
+    @Override
+    public void close() {
+        if (down || closing) {
+            return;
+        }
+        closing = true;
+        if (pending.position() == 0) {
+            try {
+                channel.shutdownOutput();
+                outputShut = true;
+            } catch (IOException e) {
+                lost("TCP connection failed while closing: " + e.getMessage());
+            }
+        }
+        // the peer's FIN ends it (peerClosed); a peer that sends nothing more keeps it half open, as TCP does
+    }
+
+    @Override
+    public void abort() {
+        loop.execute(() -> {
+            if (!down) {
+                down = true;
+                shut(true);
+                LlpSink current = sink;
+                if (current != null) {
+                    current.onClosed(false, "aborted");
+                }
+            }
+        });
+    }
+
+    /** Closes the socket (with a reset when {@code reset}) and stops the threads. */
+    private void shut(boolean reset) {
+        open = false;
+        try {
+            if (reset && channel.isOpen()) {
+                channel.setOption(StandardSocketOptions.SO_LINGER, 0);
+            }
+            channel.close();
+        } catch (IOException e) {
+            // closing anyway
+        }
+        selector.wakeup();
+        loop.execute(loop::close);
+    }
+
+    @Override
+    public String toString() {
+        return name + "[" + (crc ? "CRC" : "no CRC") + (markersOut || markersIn ? ", markers" : "") + "]";
+    }
+}

@@ -1,0 +1,54 @@
+package org.rddp.transport.mpa;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import org.rddp.verbs.testing.TransportFixture;
+
+/** TCP/MPA on loopback as a scenario-suite transport: two managers, each with its own MPA options. */
+final class MpaTransport implements TransportFixture {
+    /** Ports for the listeners of this JVM: one counter, so that no two tests ask for the same one. */
+    private static final java.util.concurrent.atomic.AtomicInteger PORTS = new java.util.concurrent.atomic
+            .AtomicInteger(20000 + java.util.concurrent.ThreadLocalRandom.current().nextInt(20000));
+    private final MpaConnectionManager initiator;
+    private final MpaConnectionManager responder;
+
+    /** Both sides with {@code options}. */
+    MpaTransport(MpaOptions options) {
+        this(options, options);
+    }
+
+    /** The initiator with {@code initiatorOptions}, the responder with {@code responderOptions}. */
+    MpaTransport(MpaOptions initiatorOptions, MpaOptions responderOptions) {
+        InetAddress loopback = InetAddress.getLoopbackAddress();
+        initiator = new MpaConnectionManager(initiatorOptions, loopback);
+        responder = new MpaConnectionManager(responderOptions, loopback);
+    }
+
+    @Override
+    public MpaConnectionManager initiator() {
+        return initiator;
+    }
+
+    @Override
+    public MpaConnectionManager responder() {
+        return responder;
+    }
+
+    @Override
+    public SocketAddress nextAddress() {
+        return new InetSocketAddress(InetAddress.getLoopbackAddress(), PORTS.incrementAndGet());
+    }
+
+    @Override
+    public int mulpdu() {
+        return MpaConnectionManager.mulpdu(InetAddress.getLoopbackAddress(), initiator.options().markers()
+                || responder.options().markers());
+    }
+
+    @Override
+    public void close() {
+        initiator.close();
+        responder.close();
+    }
+}
