@@ -41,4 +41,13 @@ class BenchmarksSmokeTest {
         }
         assertThat(SctpBench.table(results)).contains("ratio").contains("ping-pong");
     }
+
+    @Test
+    void theMpaComparisonRuns() throws Exception {
+        MpaBench.Results results = MpaBench.run(0.3, 100);
+        for (double measurement : results.all()) {
+            assertThat(measurement).isPositive();
+        }
+        assertThat(MpaBench.table(results)).contains("ratio");
+    }
 }

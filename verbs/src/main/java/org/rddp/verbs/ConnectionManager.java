@@ -25,7 +25,7 @@ public interface ConnectionManager extends AutoCloseable {
      */
     CompletableFuture<Connection> connect(QueuePair qp, SocketAddress remote, ConnectOptions options);
 
-    /** Stops listening everywhere and releases the transport; connections already up stay up. */
+    /** Stops listening everywhere and releases the transport, ending the connections it set up. */
     @Override
     void close() throws IOException;
 }

@@ -64,6 +64,7 @@ public final class MpaConnectionManager implements ConnectionManager {
     private final ExecutorService setup = Executors.newCachedThreadPool(Thread.ofPlatform().daemon(true)
             .name("mpa-setup-", 0).factory());
     private final Set<ServerSocketChannel> servers = ConcurrentHashMap.newKeySet();
+    private final Set<MpaStream> streams = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final AtomicReference<String> lastRefusal = new AtomicReference<>();
 
@@ -168,6 +169,11 @@ public final class MpaConnectionManager implements ConnectionManager {
     @SuppressWarnings("checkstyle:IllegalCatch") // any failure must end in the future, never vanish
     private void initiate(QueuePair qp, InetSocketAddress remote, ConnectOptions options, boolean revision1,
             CompletableFuture<Connection> result) {
+        if (options.peerToPeer() && mpa.revision() < 2) {
+            result.completeExceptionally(new IOException("peer-to-peer needs the enhanced setup of MPA revision 2 "
+                    + "(RFC 6581 §9.2); this connection manager speaks revision 1 only"));
+            return;
+        }
         boolean enhanced = options.enhanced() && mpa.revision() >= 2 && !revision1;
         boolean peerToPeer = enhanced && (options.peerToPeer() || mpa.peerToPeer());
         Set<RtrType> rtrTypes = mpa.peerToPeer() ? mpa.rtrTypes() : options.rtrTypes();
@@ -252,7 +258,8 @@ public final class MpaConnectionManager implements ConnectionManager {
                 RdmapControl.RDMAP_VERSION, options.privateData(), reply.privateData());
         InetAddress local = ((InetSocketAddress) channel.getLocalAddress()).getAddress();
         MpaStream stream = new MpaStream(channel, parameters, mulpdu(local, markersOut), markersOut, mpa.markers(),
-                crc);
+                crc, streams::remove);
+        streams.add(stream);
         qp.attach(stream);
         complete(qp, parameters, result);
     }
@@ -332,6 +339,12 @@ public final class MpaConnectionManager implements ConnectionManager {
         }
     }
 
+    /** Connections of this manager that are up. */
+    public int connectionCount() {
+        return streams.size();
+    }
+
+    /** Stops listening and aborts every connection this manager set up (their queue pairs see it lost). */
     @Override
     public void close() {
         if (!closed.compareAndSet(false, true)) {
@@ -339,6 +352,9 @@ public final class MpaConnectionManager implements ConnectionManager {
         }
         for (ServerSocketChannel server : servers) {
             closeQuietly(server);
+        }
+        for (MpaStream stream : streams) {
+            stream.abort();
         }
         setup.shutdown();
         try {
@@ -444,7 +460,8 @@ public final class MpaConnectionManager implements ConnectionManager {
                     RdmapControl.RDMAP_VERSION, options.privateData(), request.privateData());
             InetAddress local = ((InetSocketAddress) channel.getLocalAddress()).getAddress();
             MpaStream stream = new MpaStream(channel, parameters, mulpdu(local, request.markers()),
-                    request.markers(), mpa.markers(), mpa.crc() || request.crc());
+                    request.markers(), mpa.markers(), mpa.crc() || request.crc(), streams::remove);
+            streams.add(stream);
             qp.attach(stream);
             complete(qp, parameters, result);
         }

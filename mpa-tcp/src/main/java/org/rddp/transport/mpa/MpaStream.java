@@ -42,7 +42,7 @@ import org.rddp.wire.DecodeStatus;
  */
 final class MpaStream implements LlpStream {
     private static final int READ_CAPACITY = 1 << 18;
-    private static final int PENDING_CAPACITY = 1 << 20;
+    private static final int PENDING_CAPACITY = 1 << 18;
     private static final int LARGEST_FPDU = MpaFpdu.fpduLength(MpaFpdu.MAX_ULPDU_LENGTH_FIELD);
     private static final int LARGEST_HEADER = 512;
     private static final ByteBuffer NO_PAYLOAD = ByteBuffer.allocateDirect(0);
@@ -77,6 +77,7 @@ final class MpaStream implements LlpStream {
     private final MpaDeframer deframer;
     private int readAt;
 
+    private final java.util.function.Consumer<MpaStream> onShut;
     private final Runnable service = this::service;
     private final Runnable serviceAndWake;
     private volatile LlpSink sink;
@@ -94,9 +95,11 @@ final class MpaStream implements LlpStream {
      * @param markersOut put Markers into what this side sends (the peer's M bit)
      * @param markersIn  the peer puts Markers into what it sends (this side's M bit)
      * @param crc        CRCs are in use (either side's C bit)
+     * @param onShut     told once the socket is closed
      */
     MpaStream(SocketChannel channel, LlpParameters parameters, int mulpdu, boolean markersOut, boolean markersIn,
-            boolean crc) throws IOException {
+            boolean crc, java.util.function.Consumer<MpaStream> onShut) throws IOException {
+        this.onShut = onShut;
         this.channel = channel;
         this.parameters = parameters;
         this.mulpdu = mulpdu;
@@ -162,8 +165,8 @@ final class MpaStream implements LlpStream {
 
     /** Reads what arrived, writes what is pending, and reports room; owner thread. */
     private void service() {
-        if (down) {
-            return;
+        if (down || sink == null) {
+            return; // not started: a completion queue may poll before the engine took the stream
         }
         try {
             if (pending.position() > 0) {
@@ -459,6 +462,7 @@ final class MpaStream implements LlpStream {
         }
         selector.wakeup();
         loop.execute(loop::close);
+        onShut.accept(this);
     }
 
     @Override

@@ -7,9 +7,12 @@ import org.rddp.verbs.testing.TransportFixture;
 
 /** TCP/MPA on loopback as a scenario-suite transport: two managers, each with its own MPA options. */
 final class MpaTransport implements TransportFixture {
-    /** Ports for the listeners of this JVM: one counter, so that no two tests ask for the same one. */
+    /**
+     * Ports for the listeners of this JVM: one counter, so that no two tests ask for the same one, below the
+     * ephemeral range (32768 up) that connecting sockets take theirs from.
+     */
     private static final java.util.concurrent.atomic.AtomicInteger PORTS = new java.util.concurrent.atomic
-            .AtomicInteger(20000 + java.util.concurrent.ThreadLocalRandom.current().nextInt(20000));
+            .AtomicInteger(10000 + java.util.concurrent.ThreadLocalRandom.current().nextInt(5000));
     private final MpaConnectionManager initiator;
     private final MpaConnectionManager responder;
 
@@ -44,6 +47,11 @@ final class MpaTransport implements TransportFixture {
     public int mulpdu() {
         return MpaConnectionManager.mulpdu(InetAddress.getLoopbackAddress(), initiator.options().markers()
                 || responder.options().markers());
+    }
+
+    @Override
+    public boolean enhancedSetup() {
+        return initiator.options().revision() >= 2 && responder.options().revision() >= 2;
     }
 
     @Override

@@ -17,6 +17,14 @@ public interface TransportFixture extends AutoCloseable {
     /** The MULPDU of the streams, to size messages around segment boundaries. */
     int mulpdu();
 
+    /**
+     * Whether connection setup negotiates IRD/ORD and the peer-to-peer model (RFC 6581). Without it (MPA
+     * revision 1) the ULPs must agree on depths themselves, and peer-to-peer setup is refused.
+     */
+    default boolean enhancedSetup() {
+        return true;
+    }
+
     @Override
     void close();
 }
