@@ -24,6 +24,7 @@ public final class EventLoop implements Executor, AutoCloseable {
     private final Thread thread;
     private final AtomicReference<Thread> owner = new AtomicReference<>();
     private volatile boolean running = true;
+    private volatile boolean loopWaiting;
 
     /** Starts the loop's thread, a daemon named {@code name}. */
     public EventLoop(String name) {
@@ -64,8 +65,8 @@ public final class EventLoop implements Executor, AutoCloseable {
             failure.compareAndSet(null, e);
         } finally {
             owner.set(null);
-            if (!tasks.isEmpty()) {
-                LockSupport.unpark(thread); // tasks came in while the loop thread could not take them
+            if (loopWaiting || !tasks.isEmpty()) {
+                LockSupport.unpark(thread); // the loop thread waits for the ownership, or has tasks to take
             }
         }
         return true;
@@ -85,7 +86,13 @@ public final class EventLoop implements Executor, AutoCloseable {
                 continue;
             }
             while (!owner.compareAndSet(null, thread)) {
-                Thread.onSpinWait(); // a borrower runs a short piece of work inline
+                // a borrower runs a piece of work inline: sleep until it gives the ownership back rather than
+                // spin on a CPU it may need (with two cores, it does)
+                loopWaiting = true;
+                if (owner.get() != null) {
+                    LockSupport.park(this);
+                }
+                loopWaiting = false;
             }
             try {
                 task.run();

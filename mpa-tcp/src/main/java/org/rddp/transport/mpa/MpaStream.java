@@ -41,10 +41,16 @@ import org.rddp.wire.DecodeStatus;
  * completion queue can do the same through {@link #progress()}.
  */
 final class MpaStream implements LlpStream {
-    private static final int READ_CAPACITY = 1 << 18;
+    private static final int READ_CAPACITY = 1 << 19;
+    /** A consumer that polled within this long is polling: the I/O thread leaves reading to it. */
+    private static final long POLLING_WINDOW_NANOS = 100_000;
     private static final int PENDING_CAPACITY = 1 << 18;
     private static final int LARGEST_FPDU = MpaFpdu.fpduLength(MpaFpdu.MAX_ULPDU_LENGTH_FIELD);
     private static final int LARGEST_HEADER = 512;
+    /** Payloads up to this size are copied next to their header and sent with one plain write. */
+    private static final int SMALL_PAYLOAD = 1024;
+    private static final java.lang.foreign.ValueLayout.OfInt CRC_LAYOUT = java.lang.foreign.ValueLayout
+            .JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final ByteBuffer NO_PAYLOAD = ByteBuffer.allocateDirect(0);
     private static final AtomicInteger NAMES = new AtomicInteger();
 
@@ -61,7 +67,8 @@ final class MpaStream implements LlpStream {
     private final String name;
 
     private final CRC32C sendCrc = new CRC32C();
-    private final ByteBuffer head = ByteBuffer.allocateDirect(MpaFpdu.ULPDU_LENGTH_LENGTH + LARGEST_HEADER);
+    private final ByteBuffer head = ByteBuffer.allocateDirect(MpaFpdu.ULPDU_LENGTH_LENGTH + LARGEST_HEADER
+            + SMALL_PAYLOAD + 3 + MpaFpdu.CRC_LENGTH);
     private final MemorySegment headSegment = MemorySegment.ofBuffer(head);
     private final ByteBuffer tail = ByteBuffer.allocateDirect(8).order(ByteOrder.LITTLE_ENDIAN);
     private final ByteBuffer[] gather = new ByteBuffer[3];
@@ -79,6 +86,11 @@ final class MpaStream implements LlpStream {
 
     private final java.util.function.Consumer<MpaStream> onShut;
     private final Runnable service = this::service;
+    private final Runnable progress = () -> {
+        lastPoll = System.nanoTime();
+        service();
+    };
+    private volatile long lastPoll = Long.MIN_VALUE / 2;
     private final Runnable serviceAndWake;
     private volatile LlpSink sink;
     private volatile boolean down;
@@ -87,6 +99,8 @@ final class MpaStream implements LlpStream {
     private boolean closing;
     private boolean outputShut;
     private boolean wantWritable;
+    private volatile boolean dormant;
+    private volatile boolean pendingWrites;
 
     /**
      * A stream over {@code channel}, which has finished the startup phase; Full Operation begins at the next octet
@@ -138,14 +152,27 @@ final class MpaStream implements LlpStream {
         io.start();
     }
 
-    /** The I/O thread: waits for the socket, then services it as the owner. */
+    /**
+     * The I/O thread: waits for the socket, then services it as the owner. While a consumer polls the stream
+     * through {@link #progress()} it stops waiting for reads (the consumer reads; a second thread woken per
+     * message would only take its CPU) and waits for room to write only, looking every millisecond whether the
+     * consumer still polls.
+     */
     private void waitForSocket() {
         try {
             while (open) {
-                selector.select();
+                boolean polling = System.nanoTime() - lastPoll < POLLING_WINDOW_NANOS;
+                if (polling != dormant) {
+                    dormant = polling;
+                    watch();
+                }
+                int ready = dormant ? selector.select(1) : selector.select();
                 selector.selectedKeys().clear();
                 if (!open) {
                     break;
+                }
+                if (ready == 0) {
+                    continue;
                 }
                 if (!loop.tryRun(service)) {
                     loop.execute(serviceAndWake);
@@ -192,12 +219,16 @@ final class MpaStream implements LlpStream {
         }
     }
 
-    private void watch() {
-        int ops = SelectionKey.OP_READ | (pending.position() > 0 ? SelectionKey.OP_WRITE : 0);
+    /**
+     * Sets what the I/O thread waits for: reads unless a consumer polls, writes while some are pending. Owner and
+     * I/O thread; the flags it reads are volatile, so the last caller leaves it right.
+     */
+    private synchronized void watch() {
+        int ops = (dormant ? 0 : SelectionKey.OP_READ) | (pendingWrites ? SelectionKey.OP_WRITE : 0);
         if (key.isValid() && key.interestOps() != ops) {
             key.interestOps(ops);
-            if ((ops & SelectionKey.OP_WRITE) != 0) {
-                selector.wakeup(); // the I/O thread may be selecting for reads only
+            if (Thread.currentThread() != io) {
+                selector.wakeup(); // a select in progress keeps the old interest until it returns
             }
         }
     }
@@ -209,6 +240,7 @@ final class MpaStream implements LlpStream {
                 in.compact(); // a partial FPDU moves to the front; the next read completes it
                 readAt = 0;
             }
+            int room = in.remaining();
             int read = channel.read(in);
             if (read < 0) {
                 peerClosed();
@@ -217,6 +249,7 @@ final class MpaStream implements LlpStream {
             if (read == 0) {
                 return;
             }
+            boolean drained = read < room; // a short read emptied the socket: no second read to learn that
             if (markersIn) {
                 inView.limit(in.position()).position(readAt);
                 DecodeStatus status = deframer.receive(inView);
@@ -228,6 +261,9 @@ final class MpaStream implements LlpStream {
                 }
             } else {
                 parse();
+            }
+            if (drained) {
+                return;
             }
         }
     }
@@ -317,14 +353,17 @@ final class MpaStream implements LlpStream {
             return sendWithMarkers(header, headerOffset, headerLength, payload, payloadOffset, payloadLength);
         }
         int pad = MpaFpdu.padLength(ulpduLength);
-        int wire = MpaFpdu.fpduLength(ulpduLength);
-        if (pending.position() > 0 && pending.remaining() < wire) {
+        if (pending.position() > 0) {
+            // the rest of an FPDU TCP took part of waits: wait for room rather than copy more behind it
             wantWritable = true;
             return BACK_PRESSURED;
         }
         head.clear();
         head.putShort((short) ulpduLength);
         MemorySegment.copy(header, headerOffset, headSegment, MpaFpdu.ULPDU_LENGTH_LENGTH, headerLength);
+        if (payloadLength <= SMALL_PAYLOAD) {
+            return sendSmall(headerLength, payload, payloadOffset, payloadLength, pad);
+        }
         head.limit(MpaFpdu.ULPDU_LENGTH_LENGTH + headerLength).position(0);
         ByteBuffer body = payloadLength == 0 ? NO_PAYLOAD : payload.asSlice(payloadOffset, payloadLength)
                 .asByteBuffer();
@@ -347,18 +386,43 @@ final class MpaStream implements LlpStream {
         tail.putInt(value); // least significant octet first (§4.4)
         tail.flip();
         try {
-            if (pending.position() == 0) {
-                gather[0] = head;
-                gather[1] = body;
-                gather[2] = tail;
-                channel.write(gather);
-                if (head.hasRemaining() || body.hasRemaining() || tail.hasRemaining()) {
-                    pending.put(head).put(body).put(tail); // TCP took part: keep the rest, the caller may reuse it
-                    watch();
-                }
-            } else {
-                pending.put(head).put(body).put(tail);
-                flush();
+            gather[0] = head;
+            gather[1] = body;
+            gather[2] = tail;
+            channel.write(gather);
+            if (head.hasRemaining() || body.hasRemaining() || tail.hasRemaining()) {
+                pending.put(head).put(body).put(tail); // TCP took part: keep the rest, the caller may reuse it
+                pendingWrites = true;
+                watch();
+            }
+        } catch (IOException e) {
+            lost("TCP connection failed: " + e.getMessage());
+            return CLOSED;
+        }
+        return SENT;
+    }
+
+    /** A small FPDU goes whole through the one buffer: one copy of a few octets saves a gathering write. */
+    private int sendSmall(int headerLength, MemorySegment payload, long payloadOffset, int payloadLength, int pad) {
+        int at = MpaFpdu.ULPDU_LENGTH_LENGTH + headerLength;
+        MemorySegment.copy(payload, payloadOffset, headSegment, at, payloadLength);
+        at += payloadLength;
+        headSegment.asSlice(at, pad).fill((byte) 0);
+        at += pad;
+        int value = 0;
+        if (crc) {
+            head.limit(at).position(0);
+            sendCrc.reset();
+            sendCrc.update(head);
+            value = (int) sendCrc.getValue();
+        }
+        headSegment.set(CRC_LAYOUT, at, value); // least significant octet first (§4.4)
+        head.limit(at + MpaFpdu.CRC_LENGTH).position(0);
+        try {
+            channel.write(head);
+            if (head.hasRemaining()) {
+                pending.put(head); // TCP took part: keep the rest
+                pendingWrites = true;
                 watch();
             }
         } catch (IOException e) {
@@ -395,6 +459,7 @@ final class MpaStream implements LlpStream {
         pending.flip();
         channel.write(pending);
         pending.compact();
+        pendingWrites = pending.position() > 0;
     }
 
     @Override
@@ -415,7 +480,7 @@ final class MpaStream implements LlpStream {
     /** Reading and writing the socket: a consumer polling a completion queue may do it itself. */
     @Override
     public Runnable progress() {
-        return service;
+        return progress;
     }
 
     @Override
