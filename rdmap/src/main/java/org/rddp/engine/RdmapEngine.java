@@ -500,8 +500,9 @@ public final class RdmapEngine implements LlpSink {
             wakeup();
         }
         RdmapOpcode opcode = RdmapControl.opcode(rx.rsvdUlp());
-        if (first && parameters.rtrToReceive() != RtrType.NONE && !acceptRtr(opcode)) {
-            return;
+        if (first && parameters.rtrToReceive() != RtrType.NONE && opcode != RdmapOpcode.TERMINATE
+                && !acceptRtr(opcode)) {
+            return; // a Terminate instead of the RTR is the initiator giving up (RFC 6581 §9.2): heard, not answered
         }
         switch (opcode) {
             case RDMA_WRITE -> onWrite(payloadPlaced);

@@ -25,6 +25,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.rddp.ddp.DdpSegment;
+import org.rddp.engine.QpState;
 import org.rddp.error.MpaError;
 import org.rddp.llp.LlpParameters;
 import org.rddp.llp.RtrType;
@@ -179,6 +180,7 @@ public final class MpaConnectionManager implements ConnectionManager {
         Set<RtrType> rtrTypes = mpa.peerToPeer() ? mpa.rtrTypes() : options.rtrTypes();
         SocketChannel channel = null;
         try {
+            requireIdle(qp); // before anything goes on the wire: attach would refuse it only after the Reply
             EnhancedConnectionData offer = enhanced
                     ? EnhancedConnectionData.of(peerToPeer, rtrTypes, options.ird(), options.ord()) : null;
             MpaStartupFrame request = new MpaStartupFrame(MpaStartupFrame.Kind.REQUEST, mpa.markers(), mpa.crc(),
@@ -279,6 +281,13 @@ public final class MpaConnectionManager implements ConnectionManager {
         closeQuietly(channel);
     }
 
+    private static void requireIdle(QueuePair qp) {
+        if (qp.state() != QpState.IDLE || qp.stream() != null) {
+            throw new IllegalStateException("queue pair " + qp.number() + " is " + qp.state()
+                    + ", connection setup needs it IDLE");
+        }
+    }
+
     private static void complete(QueuePair qp, LlpParameters parameters, CompletableFuture<Connection> result) {
         Connection.whenEstablished(qp, parameters).whenComplete((connection, failure) -> {
             if (failure != null) {
@@ -291,23 +300,59 @@ public final class MpaConnectionManager implements ConnectionManager {
 
     /**
      * Reads one startup frame, exactly: nothing of Full Operation follows it before the peer hears from this
-     * side. Fails on a wrong key (a peer not speaking MPA), a bad revision or PD_Length, a timeout, or the end of
-     * the stream (an {@link EOFException}).
+     * side. Fails on a wrong key (a peer not speaking MPA), a bad revision or PD_Length, a timeout, the end of
+     * the stream before the first octet (an {@link EOFException}) or within the frame (a truncated frame).
      */
     private static MpaStartupFrame readFrame(SocketChannel channel, MpaStartupFrame.Kind kind, Duration timeout)
             throws IOException, MalformedFrameException {
-        channel.socket().setSoTimeout((int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis())));
-        DataInputStream in = new DataInputStream(channel.socket().getInputStream());
+        long deadline = System.nanoTime() + timeout.toNanos();
+        java.net.Socket socket = channel.socket();
+        DataInputStream in = new DataInputStream(socket.getInputStream());
         byte[] header = new byte[MpaStartupFrame.HEADER_LENGTH];
+        String name = kind == MpaStartupFrame.Kind.REQUEST ? "Request" : "Reply";
         try {
-            in.readFully(header);
+            socket.setSoTimeout(remainingMillis(deadline));
+            int first = in.read();
+            if (first < 0) {
+                throw new EOFException("the peer closed the connection without an MPA " + name);
+            }
+            header[0] = (byte) first;
+            readFully(socket, in, header, 1, header.length - 1, "header", deadline);
             int length = MpaStartupFrame.frameLength(ByteBuffer.wrap(header), kind);
             byte[] frame = java.util.Arrays.copyOf(header, length);
-            in.readFully(frame, header.length, length - header.length);
+            readFully(socket, in, frame, header.length, length - header.length, "private data", deadline);
             return MpaStartupFrame.decode(ByteBuffer.wrap(frame), kind);
         } catch (SocketTimeoutException e) {
-            throw new SocketTimeoutException("no MPA " + (kind == MpaStartupFrame.Kind.REQUEST ? "Request" : "Reply")
-                    + " within " + timeout.toMillis() + " ms (RFC 5044 §7.1.2 rule 10)");
+            throw new SocketTimeoutException("no MPA " + name + " within " + timeout.toMillis()
+                    + " ms (RFC 5044 §7.1.2 rule 10)");
+        }
+    }
+
+    /** Milliseconds left until {@code deadline}, at least 1 (0 would mean no timeout at all). */
+    private static int remainingMillis(long deadline) throws SocketTimeoutException {
+        long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+        if (left <= 0) {
+            throw new SocketTimeoutException("deadline passed");
+        }
+        return (int) Math.min(Integer.MAX_VALUE, left);
+    }
+
+    /**
+     * Reads the rest of a startup frame whose first octet came, within the frame's deadline (a peer sending an
+     * octet at a time cannot stretch it): the end of the stream here is a truncated frame (malformed, RFC 5044
+     * §7.1.2 rules 2 and 3), not a peer that closed instead of answering.
+     */
+    private static void readFully(java.net.Socket socket, DataInputStream in, byte[] into, int offset, int length,
+            String part, long deadline) throws IOException, MalformedFrameException {
+        int read = 0;
+        while (read < length) {
+            socket.setSoTimeout(remainingMillis(deadline));
+            int n = in.read(into, offset + read, length - read);
+            if (n < 0) {
+                throw new MalformedFrameException(DecodeStatus.MPA_FRAME_TRUNCATED, "truncated: the connection "
+                        + "closed after " + read + " of " + length + " octets of the " + part);
+            }
+            read += n;
         }
     }
 
@@ -430,6 +475,7 @@ public final class MpaConnectionManager implements ConnectionManager {
 
         private void accepted(QueuePair qp, AcceptOptions options, CompletableFuture<Connection> result)
                 throws IOException {
+            requireIdle(qp); // no accepting Reply for a queue pair that cannot take the connection
             int ird = options.ird();
             int ord = options.ord();
             RtrType rtr = RtrType.NONE;

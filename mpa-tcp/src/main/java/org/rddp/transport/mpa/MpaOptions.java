@@ -32,8 +32,12 @@ public record MpaOptions(int revision, boolean markers, boolean crc, boolean pee
         if (rtrTypes == null || rtrTypes.contains(RtrType.NONE) || startupTimeout == null) {
             throw new IllegalArgumentException("RTR types (without NONE) and a startup timeout are required");
         }
-        if (peerToPeer && (revision < 2 || rtrTypes.isEmpty())) {
-            throw new IllegalArgumentException("peer-to-peer needs revision 2 and at least one RTR type");
+        if (peerToPeer && revision < 2) {
+            throw new IllegalArgumentException("peer-to-peer needs revision 2");
+        }
+        if (revision >= 2 && rtrTypes.isEmpty()) {
+            throw new IllegalArgumentException("revision 2 needs at least one RTR type (RFC 6581 §9.2: a responder "
+                    + "MUST support one)");
         }
         rtrTypes = Set.copyOf(rtrTypes);
     }

@@ -1,0 +1,197 @@
+package org.rddp.transport.mpa;
+
+import java.io.DataInputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketAddress;
+import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.time.Duration;
+import java.util.zip.CRC32C;
+import org.rddp.mpa.MpaFpdu;
+import org.rddp.mpa.MpaFramer;
+import org.rddp.mpa.MpaStartupFrame;
+import org.rddp.wire.MalformedFrameException;
+
+/**
+ * A hand-driven MPA peer on a plain TCP socket for connection-setup tests: it writes whatever startup frames or
+ * FPDUs a test builds, well formed or not, and reads back what the stack sends, octet for octet. Markers are never
+ * used in either direction.
+ */
+final class RawMpaPeer implements AutoCloseable {
+    /** How long a read waits before the test fails. */
+    static final Duration TIMEOUT = Duration.ofSeconds(5);
+
+    private final Socket socket;
+    private final DataInputStream in;
+    private final OutputStream out;
+
+    private RawMpaPeer(Socket socket) throws IOException {
+        this.socket = socket;
+        socket.setTcpNoDelay(true);
+        socket.setSoTimeout((int) TIMEOUT.toMillis());
+        this.in = new DataInputStream(socket.getInputStream());
+        this.out = socket.getOutputStream();
+    }
+
+    /** A startup frame as it came off the wire, with the octets a decoder would not show (Res bits). */
+    record Frame(byte[] octets) {
+        int flags() {
+            return octets[MpaStartupFrame.FLAGS_OFFSET] & 0xFF;
+        }
+
+        int revision() {
+            return octets[MpaStartupFrame.REVISION_OFFSET] & 0xFF;
+        }
+
+        int pdLength() {
+            return ByteBuffer.wrap(octets).getShort(MpaStartupFrame.PD_LENGTH_OFFSET) & 0xFFFF;
+        }
+
+        boolean flag(int mask) {
+            return (flags() & mask) != 0;
+        }
+
+        MpaStartupFrame decode(MpaStartupFrame.Kind kind) throws MalformedFrameException {
+            return MpaStartupFrame.decode(ByteBuffer.wrap(octets), kind);
+        }
+    }
+
+    /** A listening socket on loopback that hands out raw peers. */
+    static final class Server implements AutoCloseable {
+        private final ServerSocket server;
+
+        Server() throws IOException {
+            server = new ServerSocket(0, 16, InetAddress.getLoopbackAddress());
+            server.setSoTimeout((int) TIMEOUT.toMillis());
+        }
+
+        SocketAddress address() {
+            return server.getLocalSocketAddress();
+        }
+
+        /** The next incoming connection; the TCP handshake completes whether this is called or not. */
+        RawMpaPeer accept() throws IOException {
+            return new RawMpaPeer(server.accept());
+        }
+
+        @Override
+        public void close() throws IOException {
+            server.close();
+        }
+    }
+
+    /** Connects to {@code remote} over loopback. */
+    static RawMpaPeer connect(SocketAddress remote) throws IOException {
+        Socket socket = new Socket();
+        try {
+            socket.connect(remote, (int) TIMEOUT.toMillis());
+            return new RawMpaPeer(socket);
+        } catch (IOException e) {
+            socket.close();
+            throw e;
+        }
+    }
+
+    /**
+     * A startup frame built by hand: {@code key} (16 octets), the flags octet, Rev and PD_Length as given, then
+     * {@code privateData} whatever PD_Length says.
+     */
+    static byte[] frame(byte[] key, int flags, int revision, int pdLength, byte[] privateData) {
+        ByteBuffer frame = ByteBuffer.allocate(MpaStartupFrame.HEADER_LENGTH + privateData.length);
+        frame.put(key, 0, MpaStartupFrame.KEY_LENGTH);
+        frame.put((byte) flags).put((byte) revision).putShort((short) pdLength).put(privateData);
+        return frame.array();
+    }
+
+    /** An enhanced data block followed by {@code ulp}, as the private data of an S=1 frame. */
+    static byte[] enhanced(int enhancedData, byte[] ulp) {
+        return ByteBuffer.allocate(4 + ulp.length).putInt(enhancedData).put(ulp).array();
+    }
+
+    void send(byte[] octets) throws IOException {
+        out.write(octets);
+        out.flush();
+    }
+
+    void send(MpaStartupFrame frame) throws IOException {
+        send(frame.toByteArray());
+    }
+
+    /** Frames {@code ulpdu} as one FPDU without Markers, with a CRC or a zero CRC field, and sends it. */
+    void sendFpdu(byte[] ulpdu, boolean crc) throws IOException {
+        MpaFramer framer = new MpaFramer(false, crc);
+        ByteBuffer fpdu = ByteBuffer.allocate(framer.wireLength(ulpdu.length));
+        framer.frame(ByteBuffer.wrap(ulpdu), fpdu);
+        send(fpdu.array());
+    }
+
+    /** Shuts the sending half (FIN) and leaves the receiving half open. */
+    void shutdownOutput() throws IOException {
+        socket.shutdownOutput();
+    }
+
+    /** Reads one startup frame: the 20-octet header, then as many octets as its PD_Length says. */
+    Frame readFrame() throws IOException {
+        byte[] header = new byte[MpaStartupFrame.HEADER_LENGTH];
+        in.readFully(header);
+        int pdLength = ByteBuffer.wrap(header).getShort(MpaStartupFrame.PD_LENGTH_OFFSET) & 0xFFFF;
+        byte[] frame = java.util.Arrays.copyOf(header, header.length + pdLength);
+        in.readFully(frame, header.length, pdLength);
+        return new Frame(frame);
+    }
+
+    /**
+     * Reads one FPDU sent without Markers and returns its ULPDU; with {@code crc} the CRC32c is checked (RFC 5044
+     * §4.4: over ULPDU_Length, ULPDU and PAD, least significant octet first), without it the field must be zero.
+     */
+    byte[] readFpdu(boolean crc) throws IOException {
+        int ulpduLength = in.readUnsignedShort();
+        int padded = MpaFpdu.fpduLength(ulpduLength) - MpaFpdu.ULPDU_LENGTH_LENGTH - MpaFpdu.CRC_LENGTH;
+        byte[] body = new byte[padded];
+        in.readFully(body);
+        byte[] crcField = new byte[MpaFpdu.CRC_LENGTH];
+        in.readFully(crcField);
+        int expected = 0;
+        if (crc) {
+            CRC32C check = new CRC32C();
+            check.update(new byte[] {(byte) (ulpduLength >>> 8), (byte) ulpduLength});
+            check.update(body);
+            expected = (int) check.getValue();
+        }
+        int actual = ByteBuffer.wrap(crcField).order(ByteOrder.LITTLE_ENDIAN).getInt();
+        if (actual != expected) {
+            throw new IOException("FPDU CRC field " + Integer.toHexString(actual) + ", expected "
+                    + Integer.toHexString(expected));
+        }
+        return java.util.Arrays.copyOf(body, ulpduLength);
+    }
+
+    /**
+     * Waits for the peer's FIN with nothing before it: the next read must see the end of the stream. Returns the
+     * milliseconds it took; fails if an octet arrives instead, or if the connection stays open for
+     * {@link #TIMEOUT}.
+     */
+    long awaitEof() throws IOException {
+        long start = System.nanoTime();
+        try {
+            int next = in.read();
+            if (next >= 0) {
+                throw new IOException("expected the end of the stream, got octet 0x" + Integer.toHexString(next));
+            }
+        } catch (SocketTimeoutException e) {
+            throw new EOFException("the peer kept the connection open for " + TIMEOUT.toMillis() + " ms");
+        }
+        return (System.nanoTime() - start) / 1_000_000;
+    }
+
+    @Override
+    public void close() throws IOException {
+        socket.close();
+    }
+}
