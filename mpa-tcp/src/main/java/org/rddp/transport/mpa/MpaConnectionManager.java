@@ -258,9 +258,16 @@ public final class MpaConnectionManager implements ConnectionManager {
         }
         LlpParameters parameters = new LlpParameters(ird, ord, rtr, RtrType.NONE, false, DdpSegment.DDP_VERSION,
                 RdmapControl.RDMAP_VERSION, options.privateData(), reply.privateData());
-        InetAddress local = ((InetSocketAddress) channel.getLocalAddress()).getAddress();
-        MpaStream stream = new MpaStream(channel, parameters, mulpdu(local, markersOut), markersOut, mpa.markers(),
-                crc, streams::remove);
+        MpaStream stream;
+        try {
+            InetAddress local = ((InetSocketAddress) channel.getLocalAddress()).getAddress();
+            stream = new MpaStream(channel, parameters, mulpdu(local, markersOut), markersOut, mpa.markers(), crc,
+                    streams::remove);
+        } catch (IOException e) {
+            // any other local failure once the Reply is in: Terminate 0x2/0x0/0x05, then reset (RFC 6581 §9.3)
+            terminate(channel, MpaError.LOCAL_CATASTROPHIC, markersOut, crc);
+            throw new IOException("could not set up the stream after the Reply: " + e.getMessage(), e);
+        }
         streams.add(stream);
         qp.attach(stream);
         complete(qp, parameters, result);
