@@ -42,8 +42,6 @@ import org.rddp.wire.DecodeStatus;
  */
 final class MpaStream implements LlpStream {
     private static final int READ_CAPACITY = 1 << 19;
-    /** A consumer that polled within this long is polling: the I/O thread leaves reading to it. */
-    private static final long POLLING_WINDOW_NANOS = 100_000;
     private static final int PENDING_CAPACITY = 1 << 18;
     private static final int LARGEST_FPDU = MpaFpdu.fpduLength(MpaFpdu.MAX_ULPDU_LENGTH_FIELD);
     private static final int LARGEST_HEADER = 512;
@@ -86,11 +84,11 @@ final class MpaStream implements LlpStream {
 
     private final java.util.function.Consumer<MpaStream> onShut;
     private final Runnable service = this::service;
+    private volatile long polls;
     private final Runnable progress = () -> {
-        lastPoll = System.nanoTime();
+        polls++; // a plain counter: the I/O thread only needs to see that it moves
         service();
     };
-    private volatile long lastPoll = Long.MIN_VALUE / 2;
     private final Runnable serviceAndWake;
     private volatile LlpSink sink;
     private volatile boolean down;
@@ -160,8 +158,11 @@ final class MpaStream implements LlpStream {
      */
     private void waitForSocket() {
         try {
+            long seen = polls;
             while (open) {
-                boolean polling = System.nanoTime() - lastPoll < POLLING_WINDOW_NANOS;
+                long now = polls;
+                boolean polling = now != seen; // the consumer polled since the I/O thread last looked
+                seen = now;
                 if (polling != dormant) {
                     dormant = polling;
                     watch();
@@ -407,8 +408,9 @@ final class MpaStream implements LlpStream {
         int at = MpaFpdu.ULPDU_LENGTH_LENGTH + headerLength;
         MemorySegment.copy(payload, payloadOffset, headSegment, at, payloadLength);
         at += payloadLength;
-        headSegment.asSlice(at, pad).fill((byte) 0);
-        at += pad;
+        for (int i = 0; i < pad; i++) {
+            headSegment.set(java.lang.foreign.ValueLayout.JAVA_BYTE, at++, (byte) 0);
+        }
         int value = 0;
         if (crc) {
             head.limit(at).position(0);
