@@ -321,7 +321,7 @@ public final class MpaBench {
             }
             boolean completed = cq.poll(completion);
             if (!completed && outstanding >= WINDOW) {
-                cq.requestNotification(false);
+                cq.requestNotification(WINDOW / 2); // wake for a batch, not for every completion
                 completed = cq.poll(completion);
                 if (!completed) {
                     cq.awaitNotification(Duration.ofMillis(10));

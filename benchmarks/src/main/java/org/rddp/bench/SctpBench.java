@@ -267,7 +267,7 @@ public final class SctpBench {
             }
             boolean completed = cq.poll(completion);
             if (!completed && outstanding >= window) {
-                cq.requestNotification(false);
+                cq.requestNotification(window / 2); // wake for a batch, not for every completion
                 completed = cq.poll(completion);
                 if (!completed) {
                     cq.awaitNotification(java.time.Duration.ofMillis(10));

@@ -18,6 +18,7 @@ import org.jctools.queues.MpscArrayQueue;
  */
 public final class EventLoop implements Executor, AutoCloseable {
     private static final int CAPACITY = 1 << 16;
+    private static final int SPINS_BEFORE_PARKING = 1 << 10;
 
     private final Queue<Runnable> tasks = new MpscArrayQueue<>(CAPACITY);
     private final AtomicReference<RuntimeException> failure = new AtomicReference<>();
@@ -85,9 +86,14 @@ public final class EventLoop implements Executor, AutoCloseable {
                 LockSupport.park(this);
                 continue;
             }
-            while (!owner.compareAndSet(null, thread)) {
-                // a borrower runs a piece of work inline: sleep until it gives the ownership back rather than
-                // spin on a CPU it may need (with two cores, it does)
+            for (int spins = 0; !owner.compareAndSet(null, thread); spins++) {
+                // a borrower runs a piece of work inline: wait a little (most borrows are a few microseconds, and
+                // parking makes the borrower pay a wake-up), then sleep until it gives the ownership back rather
+                // than spin on a CPU it may need (with two cores, it does)
+                if (spins < SPINS_BEFORE_PARKING) {
+                    Thread.onSpinWait();
+                    continue;
+                }
                 loopWaiting = true;
                 if (owner.get() != null) {
                     LockSupport.park(this);

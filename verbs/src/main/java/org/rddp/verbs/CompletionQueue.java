@@ -24,6 +24,7 @@ public final class CompletionQueue {
     private final Queue<WorkCompletion> free;
     private final Queue<WorkCompletion> ready;
     private final AtomicInteger armed = new AtomicInteger();
+    private volatile int moderation = 1;
     private final Semaphore notifications = new Semaphore(0);
     private final AtomicLong overruns = new AtomicLong();
     private volatile LlpStream[] progressStreams = new LlpStream[0];
@@ -81,7 +82,22 @@ public final class CompletionQueue {
      * after arming.
      */
     public void requestNotification(boolean solicitedOnly) {
+        moderation = 1;
         armed.set(solicitedOnly ? SOLICITED : NEXT);
+    }
+
+    /**
+     * Arms the queue with moderation (as {@code ibv_modify_cq}'s completion count does): one
+     * {@link #awaitNotification} waiter is released once at least {@code completions} completions are queued, or
+     * at the first failed one. A poster that keeps many operations outstanding then wakes once per batch rather
+     * than once per completion. Poll again after arming.
+     */
+    public void requestNotification(int completions) {
+        if (completions < 1) {
+            throw new IllegalArgumentException("at least one completion, not " + completions);
+        }
+        moderation = completions;
+        armed.set(NEXT);
     }
 
     /** Waits for a notification requested with {@link #requestNotification}; false on timeout. */
@@ -149,7 +165,8 @@ public final class CompletionQueue {
         entry.solicited = solicited;
         ready.offer(entry);
         int mode = armed.get();
-        if (mode == NEXT || mode == SOLICITED && (solicited || status != WcStatus.SUCCESS)) {
+        if (mode == NEXT && (moderation == 1 || status != WcStatus.SUCCESS || ready.size() >= moderation)
+                || mode == SOLICITED && (solicited || status != WcStatus.SUCCESS)) {
             if (armed.compareAndSet(mode, DISARMED)) {
                 notifications.release();
             }

@@ -32,6 +32,25 @@ class CompletionQueueTest {
     }
 
     @Test
+    void moderationWakesOncePerBatchOrAtAFailure() throws InterruptedException {
+        cq.requestNotification(3);
+        cq.push(1, WcStatus.SUCCESS, WcOpcode.RDMA_WRITE, 0, 1, 0, false);
+        cq.push(2, WcStatus.SUCCESS, WcOpcode.RDMA_WRITE, 0, 1, 0, false);
+        assertThat(cq.awaitNotification(Duration.ZERO)).as("two of three").isFalse();
+        cq.push(3, WcStatus.SUCCESS, WcOpcode.RDMA_WRITE, 0, 1, 0, false);
+        assertThat(cq.awaitNotification(Duration.ZERO)).as("the third").isTrue();
+        while (cq.poll(completion)) {
+            assertThat(completion.status()).isEqualTo(WcStatus.SUCCESS);
+        }
+        cq.requestNotification(3);
+        cq.push(4, WcStatus.WR_FLUSH_ERR, WcOpcode.RDMA_WRITE, 0, 1, 0, false);
+        assertThat(cq.awaitNotification(Duration.ZERO)).as("a failure does not wait for the batch").isTrue();
+        cq.requestNotification(false);
+        cq.push(5, WcStatus.SUCCESS, WcOpcode.SEND, 0, 1, 0, false);
+        assertThat(cq.awaitNotification(Duration.ZERO)).as("plain arming is back to one").isTrue();
+    }
+
+    @Test
     void pollsInOrderAndCountsOverruns() {
         for (int i = 0; i < 5; i++) {
             cq.push(i, WcStatus.SUCCESS, WcOpcode.SEND, i, 1, 0, false);
