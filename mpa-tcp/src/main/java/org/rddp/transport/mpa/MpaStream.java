@@ -47,6 +47,8 @@ final class MpaStream implements LlpStream {
     private static final int LARGEST_HEADER = 512;
     /** Payloads up to this size are copied next to their header and sent with one plain write. */
     private static final int SMALL_PAYLOAD = 1024;
+    /** Empty reads the I/O thread tries after a busy one before it waits on the selector again. */
+    private static final int LINGER_READS = 16;
     private static final java.lang.foreign.ValueLayout.OfInt CRC_LAYOUT = java.lang.foreign.ValueLayout
             .JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final ByteBuffer NO_PAYLOAD = ByteBuffer.allocateDirect(0);
@@ -85,6 +87,7 @@ final class MpaStream implements LlpStream {
     private final java.util.function.Consumer<MpaStream> onShut;
     private final Runnable service = this::service;
     private volatile long polls;
+    private volatile long octetsRead;
     private final Runnable progress = () -> {
         polls++; // a plain counter: the I/O thread only needs to see that it moves
         service();
@@ -178,6 +181,8 @@ final class MpaStream implements LlpStream {
                 if (!loop.tryRun(service)) {
                     loop.execute(serviceAndWake);
                     LockSupport.park(this); // until the loop has serviced the socket, or spuriously: select again
+                } else if (!dormant) {
+                    linger();
                 }
             }
         } catch (IOException | java.nio.channels.ClosedSelectorException e) {
@@ -188,6 +193,21 @@ final class MpaStream implements LlpStream {
             } catch (IOException e) {
                 // closing anyway
             }
+        }
+    }
+
+    /**
+     * After reading, keeps reading for a few more tries before going back to the selector: data arriving in a
+     * steady stream is then picked up without an epoll sleep and wake-up per batch.
+     */
+    private void linger() {
+        int idle = 0;
+        while (open && idle < LINGER_READS && !dormant) {
+            long before = octetsRead;
+            if (!loop.tryRun(service)) {
+                return;
+            }
+            idle = octetsRead == before ? idle + 1 : 0;
         }
     }
 
@@ -250,6 +270,7 @@ final class MpaStream implements LlpStream {
             if (read == 0) {
                 return;
             }
+            octetsRead += read;
             boolean drained = read < room; // a short read emptied the socket: no second read to learn that
             if (markersIn) {
                 inView.limit(in.position()).position(readAt);
