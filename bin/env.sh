@@ -46,4 +46,4 @@ rddp_ensure_packages() {
 }
 
 # Native libraries the stack loads at run time: usrsctp, reached through java.lang.foreign.
-RDDP_PACKAGES=(libusrsctp2)
+RDDP_PACKAGES=(libusrsctp2 tshark)

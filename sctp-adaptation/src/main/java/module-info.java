@@ -6,4 +6,5 @@ module org.rddp.transport.sctp {
     requires transitive org.rddp.verbs;
 
     exports org.rddp.transport.sctp;
+    exports org.rddp.transport.sctp.usrsctp;
 }
