@@ -27,8 +27,9 @@ import org.rddp.wire.DecodeStatus;
  *
  * <p>Sending: an FPDU is the 2-octet ULPDU_Length and the segment's header in one small buffer, the payload as a
  * view of the registered memory, and PAD and CRC in another: one gathering write, CRC32c computed over the three
- * in place, no copy unless TCP takes only part of it (the rest is copied to a pending buffer and the stream pushes
- * back once that fills). With Markers asked for by the peer, FPDUs are built by {@link MpaFramer} instead.
+ * in place, no copy unless TCP takes only part of it (the rest is copied to a pending buffer, and the stream pushes
+ * back until the socket took it). A small payload is copied next to its header for one plain write. With Markers
+ * asked for by the peer, FPDUs are built by {@link MpaFramer} instead.
  *
  * <p>Receiving: reads go into one large buffer, and FPDUs are found, CRC-checked and handed to DDP where they lie,
  * so the only copy in user space is DDP's placement into the registered region, after the CRC passed. Placing
@@ -37,8 +38,9 @@ import org.rddp.wire.DecodeStatus;
  * Markers the stream goes through {@link MpaDeframer}, which strips them.
  *
  * <p>Threads: the stream's {@link EventLoop} owns the engine. An I/O thread waits on a selector for the socket and
- * then does the reading and writing as the owner, borrowing the loop when it is idle; a consumer polling a
- * completion queue can do the same through {@link #progress()}.
+ * then does the reading and writing as the owner, borrowing the loop when it is idle, and tries a few more reads
+ * before it waits again; a consumer polling a completion queue does the same through {@link #progress()}, and
+ * while it polls the I/O thread stops waiting for reads (it would only wake up to find the data taken).
  */
 final class MpaStream implements LlpStream {
     private static final int READ_CAPACITY = 1 << 19;
