@@ -46,4 +46,6 @@ rddp_ensure_packages() {
 }
 
 # Native libraries the stack loads at run time: usrsctp, reached through java.lang.foreign.
-RDDP_PACKAGES=(libusrsctp2 tshark)
+RDDP_PACKAGES=(libusrsctp2)
+# What the tests need besides: tshark, to check the Wireshark dissector against captures of our own traffic.
+RDDP_TEST_PACKAGES=(tshark)
