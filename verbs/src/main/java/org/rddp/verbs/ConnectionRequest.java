@@ -12,17 +12,28 @@ public interface ConnectionRequest {
     /** The initiator's private data (the ULP's part; the enhanced data is in the fields below). */
     PrivateData privateData();
 
+    /** The initiator's enhanced connection data (RFC 6581 §9), or null when it did not use enhanced setup. */
+    org.rddp.rdmap.EnhancedConnectionData enhancedData();
+
     /** Whether the initiator used enhanced setup (RFC 6581); if not, IRD and ORD are the ULP's to agree. */
-    boolean enhanced();
+    default boolean enhanced() {
+        return enhancedData() != null;
+    }
 
     /** The initiator's IRD, or -1 when not {@link #enhanced()}. */
-    int initiatorIrd();
+    default int initiatorIrd() {
+        return enhanced() ? enhancedData().ird() : -1;
+    }
 
     /** The initiator's ORD, or -1 when not {@link #enhanced()}. */
-    int initiatorOrd();
+    default int initiatorOrd() {
+        return enhanced() ? enhancedData().ord() : -1;
+    }
 
     /** Whether the initiator asked for the peer-to-peer model. */
-    boolean peerToPeer();
+    default boolean peerToPeer() {
+        return enhanced() && enhancedData().peerToPeer();
+    }
 
     /** Accepts with {@code qp}, which must be IDLE; completes when it is in RTS. */
     CompletableFuture<Connection> accept(QueuePair qp, AcceptOptions options);

@@ -270,7 +270,7 @@ public final class MpaConnectionManager implements ConnectionManager {
         }
         streams.add(stream);
         qp.attach(stream);
-        complete(qp, parameters, result);
+        Connection.establish(qp, parameters, result);
     }
 
     /** Sends a Terminate FPDU with no headers, as Full Operation frames it, then closes the connection. */
@@ -295,15 +295,6 @@ public final class MpaConnectionManager implements ConnectionManager {
         }
     }
 
-    private static void complete(QueuePair qp, LlpParameters parameters, CompletableFuture<Connection> result) {
-        Connection.whenEstablished(qp, parameters).whenComplete((connection, failure) -> {
-            if (failure != null) {
-                result.completeExceptionally(failure);
-            } else {
-                result.complete(connection);
-            }
-        });
-    }
 
     /**
      * Reads one startup frame, exactly: nothing of Full Operation follows it before the peer hears from this
@@ -445,23 +436,8 @@ public final class MpaConnectionManager implements ConnectionManager {
         }
 
         @Override
-        public boolean enhanced() {
-            return offer != null;
-        }
-
-        @Override
-        public int initiatorIrd() {
-            return offer == null ? -1 : offer.ird();
-        }
-
-        @Override
-        public int initiatorOrd() {
-            return offer == null ? -1 : offer.ord();
-        }
-
-        @Override
-        public boolean peerToPeer() {
-            return offer != null && offer.peerToPeer();
+        public EnhancedConnectionData enhancedData() {
+            return offer;
         }
 
         @Override
@@ -516,7 +492,7 @@ public final class MpaConnectionManager implements ConnectionManager {
                     request.markers(), mpa.markers(), mpa.crc() || request.crc(), streams::remove);
             streams.add(stream);
             qp.attach(stream);
-            complete(qp, parameters, result);
+            Connection.establish(qp, parameters, result);
         }
 
         @Override

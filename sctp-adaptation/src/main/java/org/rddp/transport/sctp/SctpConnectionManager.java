@@ -253,18 +253,9 @@ public final class SctpConnectionManager implements ConnectionManager {
                 RdmapControl.RDMAP_VERSION, options.privateData(), accept.privateData());
         session.bind(parameters);
         qp.attach(session);
-        complete(qp, parameters, result);
+        Connection.establish(qp, parameters, result);
     }
 
-    private static void complete(QueuePair qp, LlpParameters parameters, CompletableFuture<Connection> result) {
-        Connection.whenEstablished(qp, parameters).whenComplete((connection, failure) -> {
-            if (failure != null) {
-                result.completeExceptionally(failure);
-            } else {
-                result.complete(connection);
-            }
-        });
-    }
 
     @Override
     public void close() {
@@ -306,23 +297,8 @@ public final class SctpConnectionManager implements ConnectionManager {
         }
 
         @Override
-        public boolean enhanced() {
-            return offer != null;
-        }
-
-        @Override
-        public int initiatorIrd() {
-            return offer == null ? -1 : offer.ird();
-        }
-
-        @Override
-        public int initiatorOrd() {
-            return offer == null ? -1 : offer.ord();
-        }
-
-        @Override
-        public boolean peerToPeer() {
-            return offer != null && offer.peerToPeer();
+        public EnhancedConnectionData enhancedData() {
+            return offer;
         }
 
         @Override
@@ -359,7 +335,7 @@ public final class SctpConnectionManager implements ConnectionManager {
                 session.answer(reply);
                 session.bind(parameters);
                 qp.attach(session);
-                complete(qp, parameters, result);
+                Connection.establish(qp, parameters, result);
             });
             return result;
         }

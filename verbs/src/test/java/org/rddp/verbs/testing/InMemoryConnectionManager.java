@@ -11,6 +11,7 @@ import org.rddp.ddp.DdpSegment;
 import org.rddp.llp.EventLoop;
 import org.rddp.testing.InMemoryLlp;
 import org.rddp.llp.LlpParameters;
+import org.rddp.rdmap.EnhancedConnectionData;
 import org.rddp.llp.RtrType;
 import org.rddp.rdmap.IrdOrdNegotiation;
 import org.rddp.rdmap.RdmapControl;
@@ -159,23 +160,9 @@ public final class InMemoryConnectionManager implements ConnectionManager {
         }
 
         @Override
-        public boolean enhanced() {
-            return options.enhanced();
-        }
-
-        @Override
-        public int initiatorIrd() {
-            return options.enhanced() ? options.ird() : -1;
-        }
-
-        @Override
-        public int initiatorOrd() {
-            return options.enhanced() ? options.ord() : -1;
-        }
-
-        @Override
-        public boolean peerToPeer() {
-            return options.peerToPeer();
+        public EnhancedConnectionData enhancedData() {
+            return options.enhanced() ? EnhancedConnectionData.of(options.peerToPeer(), options.rtrTypes(),
+                    options.ird(), options.ord()) : null;
         }
 
         @Override
@@ -231,20 +218,11 @@ public final class InMemoryConnectionManager implements ConnectionManager {
             CompletableFuture<Connection> responderResult = new CompletableFuture<>();
             qp.attach(ends[1]);
             initiatorQp.attach(ends[0]);
-            complete(qp, responderSide, responderResult);
-            complete(initiatorQp, initiatorSide, initiatorResult);
+            Connection.establish(qp, responderSide, responderResult);
+            Connection.establish(initiatorQp, initiatorSide, initiatorResult);
             return responderResult;
         }
 
-        private static void complete(QueuePair qp, LlpParameters parameters, CompletableFuture<Connection> result) {
-            Connection.whenEstablished(qp, parameters).whenComplete((connection, failure) -> {
-                if (failure != null) {
-                    result.completeExceptionally(failure);
-                } else {
-                    result.complete(connection);
-                }
-            });
-        }
 
         @Override
         public void reject(PrivateData privateData) {
