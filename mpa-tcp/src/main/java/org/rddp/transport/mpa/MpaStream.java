@@ -74,6 +74,7 @@ final class MpaStream implements LlpStream {
     private final MemorySegment headSegment = MemorySegment.ofBuffer(head);
     private final ByteBuffer tail = ByteBuffer.allocateDirect(8).order(ByteOrder.LITTLE_ENDIAN);
     private final ByteBuffer[] gather = new ByteBuffer[3];
+    private final ByteBuffer[] single = new ByteBuffer[1];
     private final ByteBuffer pending = ByteBuffer.allocateDirect(PENDING_CAPACITY);
     private final MpaFramer framer;
     private final ByteBuffer ulpdu;
@@ -409,13 +410,31 @@ final class MpaStream implements LlpStream {
         }
         tail.putInt(value); // least significant octet first (§4.4)
         tail.flip();
+        gather[0] = head;
+        gather[1] = body;
+        gather[2] = tail;
+        return write(gather);
+    }
+
+    /**
+     * Writes an FPDU made of {@code parts}; what TCP does not take is copied to the pending buffer (the caller
+     * may reuse its memory once this returns) and the stream waits for room.
+     */
+    private int write(ByteBuffer... parts) {
         try {
-            gather[0] = head;
-            gather[1] = body;
-            gather[2] = tail;
-            channel.write(gather);
-            if (head.hasRemaining() || body.hasRemaining() || tail.hasRemaining()) {
-                pending.put(head).put(body).put(tail); // TCP took part: keep the rest, the caller may reuse it
+            if (parts.length == 1) {
+                channel.write(parts[0]); // a plain write: the JDK's gathering path costs more for one buffer
+            } else {
+                channel.write(parts);
+            }
+            boolean rest = false;
+            for (ByteBuffer part : parts) {
+                rest |= part.hasRemaining();
+            }
+            if (rest) {
+                for (ByteBuffer part : parts) {
+                    pending.put(part);
+                }
                 pendingWrites = true;
                 watch();
             }
@@ -443,18 +462,8 @@ final class MpaStream implements LlpStream {
         }
         headSegment.set(CRC_LAYOUT, at, value); // least significant octet first (§4.4)
         head.limit(at + MpaFpdu.CRC_LENGTH).position(0);
-        try {
-            channel.write(head);
-            if (head.hasRemaining()) {
-                pending.put(head); // TCP took part: keep the rest
-                pendingWrites = true;
-                watch();
-            }
-        } catch (IOException e) {
-            lost("TCP connection failed: " + e.getMessage());
-            return CLOSED;
-        }
-        return SENT;
+        single[0] = head;
+        return write(single);
     }
 
     private int sendWithMarkers(MemorySegment header, long headerOffset, int headerLength, MemorySegment payload,
