@@ -8,14 +8,11 @@ import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
-import java.time.Duration;
-import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import org.rddp.engine.WcStatus;
 import org.rddp.engine.WorkOpcode;
 import org.rddp.transport.mpa.MpaConnectionManager;
 import org.rddp.transport.mpa.MpaOptions;
@@ -32,7 +29,6 @@ import org.rddp.verbs.QueuePair;
 import org.rddp.verbs.RdmaDevice;
 import org.rddp.verbs.ReceiveWorkRequest;
 import org.rddp.verbs.SendWorkRequest;
-import org.rddp.verbs.WcOpcode;
 import org.rddp.verbs.WorkCompletion;
 import org.rddp.wire.PrivateData;
 
@@ -47,7 +43,6 @@ public final class MpaBench {
     private static final int WRITE_SIZE = 64 << 10;
     /** What plain TCP reads into: as large as MpaStream's receive buffer, so both read alike. */
     private static final int READ_BUFFER = 1 << 18;
-    private static final int WINDOW = 32;
     private static final int QUEUE_DEPTH = 1024;
     private static final int WARM_UP_PINGS = 1000;
     private static final int ROUNDS = 3;
@@ -98,8 +93,8 @@ public final class MpaBench {
             mpaRtt = concat(mpaRtt, mpa.rtt());
         }
         return new Results(MpaConnectionManager.mulpdu(loopback, false), plain64k, mpa64k,
-                percentile(plainRtt, 0.5) / 1000.0, percentile(mpaRtt, 0.5) / 1000.0,
-                percentile(plainRtt, 0.99) / 1000.0, percentile(mpaRtt, 0.99) / 1000.0);
+                RdmaRuns.percentile(plainRtt, 0.5) / 1000.0, RdmaRuns.percentile(mpaRtt, 0.5) / 1000.0,
+                RdmaRuns.percentile(plainRtt, 0.99) / 1000.0, RdmaRuns.percentile(mpaRtt, 0.99) / 1000.0);
     }
 
     private static long[] concat(long[] first, long[] second) {
@@ -274,7 +269,8 @@ public final class MpaBench {
             accepted.get(10, TimeUnit.SECONDS);
             WorkCompletion completion = new WorkCompletion();
             long[] rtt = new long[pings];
-            double bandwidth = writeBandwidth(initiator, initiatorCq, responderCq, sink, source, WRITE_SIZE, seconds);
+            double bandwidth = RdmaRuns.writeBandwidth(initiator, initiatorCq, responderCq, sink, source, WRITE_SIZE,
+                    seconds);
             responder.postReceive(receive.wrId(0).sge(0, pongs, 0, LATENCY_MESSAGE)); // for the one the Send took
 
             SendWorkRequest ping = new SendWorkRequest(1).opcode(WorkOpcode.SEND).sge(0, source, 0, LATENCY_MESSAGE);
@@ -282,9 +278,9 @@ public final class MpaBench {
             for (int i = -Math.min(pings, WARM_UP_PINGS); i < pings; i++) {
                 long t0 = System.nanoTime();
                 initiator.postSend(ping);
-                awaitReceive(responderCq, completion);
+                RdmaRuns.awaitReceive(responderCq, completion);
                 responder.postSend(pong);
-                awaitReceive(initiatorCq, completion);
+                RdmaRuns.awaitReceive(initiatorCq, completion);
                 if (i >= 0) {
                     rtt[i] = System.nanoTime() - t0;
                 }
@@ -297,74 +293,5 @@ public final class MpaBench {
             initiator.disconnect();
             return new Measured(bandwidth, rtt);
         }
-    }
-
-    /**
-     * RDMA Writes of {@code size} octets, 32 outstanding, for {@code seconds}; MiB/s of completed Writes, up to
-     * the moment a Send posted behind them is received. When the window is full the poster sleeps on the
-     * completion queue's notification rather than spin: on two cores a spinning poster would take the CPU that
-     * the stream's I/O threads need.
-     */
-    private static double writeBandwidth(QueuePair initiator, CompletionQueue cq, CompletionQueue responderCq,
-            MemoryRegion sink, MemoryRegion source, int size, double seconds) throws InterruptedException {
-        WorkCompletion completion = new WorkCompletion();
-        SendWorkRequest write = new SendWorkRequest(1).opcode(WorkOpcode.RDMA_WRITE).signaled(true)
-                .remote(sink.rkey(), 0).sge(0, source, 0, size);
-        int outstanding = 0;
-        long bytes = 0;
-        long start = System.nanoTime();
-        long end = start + (long) (seconds * 1e9);
-        while (System.nanoTime() < end || outstanding > 0) {
-            if (outstanding < WINDOW && System.nanoTime() < end && initiator.postSend(write) == 0) {
-                outstanding++;
-                continue;
-            }
-            boolean completed = cq.poll(completion);
-            if (!completed && outstanding >= WINDOW) {
-                cq.requestNotification(WINDOW / 2); // wake for a batch, not for every completion
-                completed = cq.poll(completion);
-                if (!completed) {
-                    cq.awaitNotification(Duration.ofMillis(10));
-                }
-            }
-            if (completed) {
-                check(completion);
-                outstanding--;
-                bytes += size;
-            }
-        }
-        // a Send behind the Writes: when it is received, every Write before it is placed (RFC 5040 §5.5)
-        initiator.postSend(new SendWorkRequest(1).opcode(WorkOpcode.SEND).sge(0, source, 0, LATENCY_MESSAGE));
-        awaitReceive(responderCq, completion);
-        double elapsed = (System.nanoTime() - start) / 1e9;
-        await(cq, completion);
-        return bytes / elapsed / (1 << 20);
-    }
-
-    private static void check(WorkCompletion completion) {
-        if (completion.status() != WcStatus.SUCCESS) {
-            throw new IllegalStateException("failed: " + completion);
-        }
-    }
-
-    private static void await(CompletionQueue cq, WorkCompletion into) {
-        while (!cq.poll(into)) {
-            Thread.onSpinWait();
-        }
-        check(into);
-    }
-
-    /** Waits for a receive completion, passing over send completions. */
-    private static void awaitReceive(CompletionQueue cq, WorkCompletion into) {
-        do {
-            await(cq, into);
-        } while (into.opcode() != WcOpcode.RECV);
-    }
-
-    /** The value {@code fraction} of the way up the sorted values (0.5: the median, as SctpBench takes it). */
-    private static double percentile(long[] values, double fraction) {
-        long[] sorted = values.clone();
-        Arrays.sort(sorted);
-        return sorted[Math.min(sorted.length - 1, (int) (sorted.length * fraction))];
     }
 }

@@ -4,7 +4,6 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
@@ -12,7 +11,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import org.rddp.ddp.DdpSegment;
-import org.rddp.engine.WcStatus;
 import org.rddp.engine.WorkOpcode;
 import org.rddp.sctp.DdpSctp;
 import org.rddp.transport.sctp.SctpConnectionManager;
@@ -174,7 +172,7 @@ public final class SctpBench {
         }
         sockets[0].close();
         sockets[1].close();
-        return median(rtt) / 1000.0;
+        return RdmaRuns.percentile(rtt, 0.5) / 1000.0;
     }
 
     private static void bounce(SctpSocket from, SctpSocket to, MemorySegment out, MemorySegment in,
@@ -219,9 +217,9 @@ public final class SctpBench {
                         new AcceptOptions(PrivateData.EMPTY, 1, 1)))) {
             client.connect(initiator, address, ConnectOptions.of(1, 1)).get(10, TimeUnit.SECONDS);
             WorkCompletion completion = new WorkCompletion();
-            double bandwidth64k = writeBandwidth(initiator, initiatorCq, responderCq, sink, source, WRITE_SIZE,
-                    seconds);
-            double bandwidthPacket = writeBandwidth(initiator, initiatorCq, responderCq, sink, source,
+            double bandwidth64k = RdmaRuns.writeBandwidth(initiator, initiatorCq, responderCq, sink, source,
+                    WRITE_SIZE, seconds);
+            double bandwidthPacket = RdmaRuns.writeBandwidth(initiator, initiatorCq, responderCq, sink, source,
                     oneSegmentWrite, seconds);
             SendWorkRequest ping = new SendWorkRequest(1).opcode(WorkOpcode.SEND).sge(0, source, 0, LATENCY_MESSAGE);
 
@@ -230,9 +228,9 @@ public final class SctpBench {
             for (int i = 0; i < pings; i++) {
                 long t0 = System.nanoTime();
                 initiator.postSend(ping);
-                awaitReceive(responderCq, completion);
+                RdmaRuns.awaitReceive(responderCq, completion);
                 responder.postSend(pong);
-                awaitReceive(initiatorCq, completion);
+                RdmaRuns.awaitReceive(initiatorCq, completion);
                 rtt[i] = System.nanoTime() - t0;
                 if (i % 512 == 0) {
                     for (int r = 0; r < 512; r++) {
@@ -241,75 +239,7 @@ public final class SctpBench {
                     }
                 }
             }
-            return new double[] {bandwidth64k, bandwidthPacket, median(rtt) / 1000.0};
+            return new double[] {bandwidth64k, bandwidthPacket, RdmaRuns.percentile(rtt, 0.5) / 1000.0};
         }
-    }
-
-    /**
-     * RDMA Writes of {@code size} octets, 32 outstanding, for {@code seconds}; MiB/s of completed Writes. When
-     * the window is full the poster sleeps on the completion queue's notification rather than spin: on two
-     * cores a spinning poster would take the CPU that usrsctp's packets need.
-     */
-    private static double writeBandwidth(QueuePair initiator, CompletionQueue cq, CompletionQueue responderCq,
-            MemoryRegion sink, MemoryRegion source, int size, double seconds) throws InterruptedException {
-        WorkCompletion completion = new WorkCompletion();
-        SendWorkRequest write = new SendWorkRequest(1).opcode(WorkOpcode.RDMA_WRITE).signaled(true)
-                .remote(sink.rkey(), 0).sge(0, source, 0, size);
-        int window = 32;
-        int outstanding = 0;
-        long bytes = 0;
-        long start = System.nanoTime();
-        long end = start + (long) (seconds * 1e9);
-        while (System.nanoTime() < end || outstanding > 0) {
-            if (outstanding < window && System.nanoTime() < end && initiator.postSend(write) == 0) {
-                outstanding++;
-                continue;
-            }
-            boolean completed = cq.poll(completion);
-            if (!completed && outstanding >= window) {
-                cq.requestNotification(window / 2); // wake for a batch, not for every completion
-                completed = cq.poll(completion);
-                if (!completed) {
-                    cq.awaitNotification(java.time.Duration.ofMillis(10));
-                }
-            }
-            if (completed) {
-                check(completion);
-                outstanding--;
-                bytes += size;
-            }
-        }
-        // a Send behind the Writes: when it is received, every Write before it is placed (RFC 5040 §5.5)
-        initiator.postSend(new SendWorkRequest(1).opcode(WorkOpcode.SEND).sge(0, source, 0, LATENCY_MESSAGE));
-        awaitReceive(responderCq, completion);
-        double elapsed = (System.nanoTime() - start) / 1e9;
-        await(cq, completion);
-        return bytes / elapsed / (1 << 20);
-    }
-
-    private static void check(WorkCompletion completion) {
-        if (completion.status() != WcStatus.SUCCESS) {
-            throw new IllegalStateException("failed: " + completion);
-        }
-    }
-
-    private static void await(CompletionQueue cq, WorkCompletion into) {
-        while (!cq.poll(into)) {
-            Thread.onSpinWait();
-        }
-        check(into);
-    }
-
-    /** Waits for a receive completion, passing over send completions. */
-    private static void awaitReceive(CompletionQueue cq, WorkCompletion into) {
-        do {
-            await(cq, into);
-        } while (into.opcode() != org.rddp.verbs.WcOpcode.RECV);
-    }
-
-    private static double median(long[] values) {
-        long[] sorted = values.clone();
-        Arrays.sort(sorted);
-        return sorted[sorted.length / 2];
     }
 }
