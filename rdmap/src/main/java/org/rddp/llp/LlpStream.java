@@ -34,18 +34,25 @@ public interface LlpStream {
     int send(MemorySegment header, long headerOffset, int headerLength, MemorySegment payload, long payloadOffset,
             int payloadLength);
 
+    /** The event loop that owns the stream: the engine on it never needs a lock. */
+    EventLoop loop();
+
     /** Runs {@code task} on the owner thread, after tasks handed over before it. Any thread. */
-    void execute(Runnable task);
+    default void execute(Runnable task) {
+        loop().execute(task);
+    }
 
     /** Whether the caller is the owner thread. */
-    boolean inOwnerThread();
+    default boolean inOwnerThread() {
+        return loop().inEventLoop();
+    }
 
     /**
      * Runs idempotent {@code work} on the calling thread as the owner, if the owner is idle; returns false
      * otherwise, and the caller hands the work over with {@link #execute}. Any thread; allocates nothing.
      */
     default boolean tryRun(Runnable work) {
-        return false;
+        return loop().tryRun(work);
     }
 
     /**

@@ -208,18 +208,8 @@ public final class InMemoryLlp implements LlpStream {
     }
 
     @Override
-    public void execute(Runnable task) {
-        loop.execute(task);
-    }
-
-    @Override
-    public boolean inOwnerThread() {
-        return loop.inEventLoop();
-    }
-
-    @Override
-    public boolean tryRun(Runnable work) {
-        return loop.tryRun(work);
+    public EventLoop loop() {
+        return loop;
     }
 
     @Override

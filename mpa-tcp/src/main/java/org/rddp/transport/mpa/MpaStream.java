@@ -497,18 +497,8 @@ final class MpaStream implements LlpStream {
     }
 
     @Override
-    public void execute(Runnable task) {
-        loop.execute(task);
-    }
-
-    @Override
-    public boolean inOwnerThread() {
-        return loop.inEventLoop();
-    }
-
-    @Override
-    public boolean tryRun(Runnable work) {
-        return loop.tryRun(work);
+    public EventLoop loop() {
+        return loop;
     }
 
     /** Reading and writing the socket: a consumer polling a completion queue may do it itself. */

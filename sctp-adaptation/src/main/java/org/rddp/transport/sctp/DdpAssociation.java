@@ -384,18 +384,8 @@ final class DdpAssociation {
         }
 
         @Override
-        public void execute(Runnable task) {
-            loop.execute(task);
-        }
-
-        @Override
-        public boolean inOwnerThread() {
-            return loop.inEventLoop();
-        }
-
-        @Override
-        public boolean tryRun(Runnable work) {
-            return loop.tryRun(work);
+        public EventLoop loop() {
+            return loop;
         }
 
         /** Reading the association's socket: a consumer polling a completion queue may do it itself. */
