@@ -129,4 +129,40 @@ class UsrsctpSocketTest {
             }
         }
     }
+
+    @Test
+    void closingWhileAnotherThreadReceivesEndsItsReceiveInsteadOfFreeingUnderIt() throws Exception {
+        SctpStack stack = UsrsctpStack.udp();
+        try (SctpStack.Listening listening = stack.listen(LOOPBACK, 8, DdpSctp.ADAPTATION_INDICATION)) {
+            CompletableFuture<SctpSocket> accepted = new CompletableFuture<>();
+            listening.start(accepted::complete);
+            try (SctpSocket client = stack.connect(LOOPBACK, listening.address(), 8, DdpSctp.ADAPTATION_INDICATION);
+                    SctpSocket server = accepted.get(10, TimeUnit.SECONDS)) {
+                for (int round = 0; round < 20; round++) {
+                    // a receiver spinning on the client while it is closed; before the guard this freed the socket
+                    // under usrsctp_recvv and the JVM died with SIGSEGV
+                    SctpSocket socket = round == 0 ? client : stack.connect(LOOPBACK, listening.address(), 8,
+                            DdpSctp.ADAPTATION_INDICATION);
+                    CompletableFuture<Throwable> ended = new CompletableFuture<>();
+                    java.util.concurrent.CountDownLatch spinning = new java.util.concurrent.CountDownLatch(1);
+                    Thread.ofPlatform().start(() -> {
+                        MemorySegment in = Arena.ofAuto().allocate(2048);
+                        SctpSocket.ReceivedMessage message = new SctpSocket.ReceivedMessage();
+                        try {
+                            while (true) {
+                                socket.receive(in, message);
+                                spinning.countDown();
+                            }
+                        } catch (java.io.IOException e) {
+                            ended.complete(e);
+                        }
+                    });
+                    spinning.await(10, TimeUnit.SECONDS);
+                    socket.close();
+                    assertThat(ended.get(10, TimeUnit.SECONDS)).hasMessageContaining("closed");
+                }
+                assertThat(server.streams()).isEqualTo(8);
+            }
+        }
+    }
 }
