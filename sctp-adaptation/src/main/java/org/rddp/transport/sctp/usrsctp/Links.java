@@ -166,6 +166,20 @@ final class Links {
         }
     }
 
+    /**
+     * Closes a usrsctp socket while no packet and no timer is inside usrsctp: libusrsctp2
+     * 0.9.5 frees a socket twice, or writes to it once freed, when its close races with the timer or input
+     * path tearing down the same association (seen as heap corruption; usrsctp issue 676).
+     */
+    static void close(MemorySegment socket) throws Throwable {
+        LOCK.writeLock().lock();
+        try {
+            Usrsctp.CLOSE.invokeExact(socket);
+        } finally {
+            LOCK.writeLock().unlock();
+        }
+    }
+
     /** The link to a peer's UDP address and port, created (through {@code via}) on first use. */
     static Link udpLink(InetSocketAddress remote, Endpoint via) throws IOException {
         return link(UDP_LINKS, remote, via);

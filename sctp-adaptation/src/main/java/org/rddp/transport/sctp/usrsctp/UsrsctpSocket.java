@@ -258,7 +258,7 @@ final class UsrsctpSocket implements SctpSocket {
                 int ignored = (int) Usrsctp.SETSOCKOPT.invokeExact(Usrsctp.captureState(Arena.ofAuto()), socket,
                         Usrsctp.SOL_SOCKET, SO_LINGER, linger, 8); // if it fails, close shuts down gracefully
             }
-            Usrsctp.CLOSE.invokeExact(socket);
+            Links.close(socket);
         } catch (Throwable e) {
             throw new IllegalStateException("usrsctp_close failed", e);
         } finally {

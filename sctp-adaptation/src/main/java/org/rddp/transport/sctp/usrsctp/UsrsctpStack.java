@@ -435,7 +435,7 @@ public final class UsrsctpStack implements SctpStack {
 
     private static void closeQuietly(MemorySegment socket) {
         try {
-            Usrsctp.CLOSE.invokeExact(socket);
+            Links.close(socket);
         } catch (Throwable e) {
             // already failing: the first error is the one to report
         }

@@ -8,6 +8,8 @@ import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -134,35 +136,90 @@ class UsrsctpSocketTest {
     void closingWhileAnotherThreadReceivesEndsItsReceiveInsteadOfFreeingUnderIt() throws Exception {
         SctpStack stack = UsrsctpStack.udp();
         try (SctpStack.Listening listening = stack.listen(LOOPBACK, 8, DdpSctp.ADAPTATION_INDICATION)) {
-            CompletableFuture<SctpSocket> accepted = new CompletableFuture<>();
-            listening.start(accepted::complete);
-            try (SctpSocket client = stack.connect(LOOPBACK, listening.address(), 8, DdpSctp.ADAPTATION_INDICATION);
-                    SctpSocket server = accepted.get(10, TimeUnit.SECONDS)) {
-                for (int round = 0; round < 20; round++) {
-                    // a receiver spinning on the client while it is closed; before the guard this freed the socket
-                    // under usrsctp_recvv and the JVM died with SIGSEGV
-                    SctpSocket socket = round == 0 ? client : stack.connect(LOOPBACK, listening.address(), 8,
-                            DdpSctp.ADAPTATION_INDICATION);
-                    CompletableFuture<Throwable> ended = new CompletableFuture<>();
-                    java.util.concurrent.CountDownLatch spinning = new java.util.concurrent.CountDownLatch(1);
-                    Thread.ofPlatform().start(() -> {
-                        MemorySegment in = Arena.ofAuto().allocate(2048);
-                        SctpSocket.ReceivedMessage message = new SctpSocket.ReceivedMessage();
-                        try {
-                            while (true) {
-                                socket.receive(in, message);
-                                spinning.countDown();
-                            }
-                        } catch (java.io.IOException e) {
-                            ended.complete(e);
+            LinkedBlockingQueue<SctpSocket> accepted = new LinkedBlockingQueue<>();
+            listening.start(accepted::add);
+            for (int round = 0; round < 20; round++) {
+                // a receiver spinning on the client while it is closed; before the guard this freed the socket
+                // under usrsctp_recvv and the JVM died with SIGSEGV
+                SctpSocket socket = stack.connect(LOOPBACK, listening.address(), 8, DdpSctp.ADAPTATION_INDICATION);
+                CompletableFuture<Throwable> ended = new CompletableFuture<>();
+                CountDownLatch spinning = new CountDownLatch(1);
+                Thread.ofPlatform().start(() -> {
+                    MemorySegment in = Arena.ofAuto().allocate(2048);
+                    SctpSocket.ReceivedMessage message = new SctpSocket.ReceivedMessage();
+                    try {
+                        while (true) {
+                            socket.receive(in, message);
+                            spinning.countDown();
                         }
-                    });
-                    spinning.await(10, TimeUnit.SECONDS);
-                    socket.close();
-                    assertThat(ended.get(10, TimeUnit.SECONDS)).hasMessageContaining("closed");
-                }
-                assertThat(server.streams()).isEqualTo(8);
+                    } catch (java.io.IOException e) {
+                        ended.complete(e);
+                    }
+                });
+                spinning.await(10, TimeUnit.SECONDS);
+                socket.close();
+                assertThat(ended.get(10, TimeUnit.SECONDS)).hasMessageContaining("closed");
+                SctpSocket server = accepted.poll(10, TimeUnit.SECONDS);
+                assertThat(server).isNotNull();
+                server.close();
             }
         }
+    }
+
+    /**
+     * Both ends close, gracefully or abortively, while both still send and receive: libusrsctp2 0.9.5 corrupted
+     * the heap (double free in sofree, writes to a freed socket) when a close raced with its timer or input path
+     * tearing down the same association, within the first hundred rounds of this test.
+     */
+    @Test
+    void associationsClosedFromBothEndsUnderTrafficLeaveTheHeapIntact() throws Exception {
+        SctpStack stack = UsrsctpStack.udp();
+        try (SctpStack.Listening listening = stack.listen(LOOPBACK, 8, DdpSctp.ADAPTATION_INDICATION)) {
+            LinkedBlockingQueue<SctpSocket> accepted = new LinkedBlockingQueue<>();
+            listening.start(accepted::add);
+            int sent = 0;
+            for (int round = 0; round < 300; round++) {
+                SctpSocket client = stack.connect(LOOPBACK, listening.address(), 8, DdpSctp.ADAPTATION_INDICATION);
+                SctpSocket server = accepted.poll(10, TimeUnit.SECONDS);
+                assertThat(server).isNotNull();
+                int messages = round * 37 % 200;
+                boolean clientAborts = round % 3 == 0;
+                boolean serverAborts = round % 3 == 1;
+                CompletableFuture<Integer> first = CompletableFuture.supplyAsync(
+                        () -> sendThenClose(client, messages, clientAborts));
+                CompletableFuture<Integer> second = CompletableFuture.supplyAsync(
+                        () -> sendThenClose(server, 199 - messages, serverAborts));
+                sent += first.get(10, TimeUnit.SECONDS) + second.get(10, TimeUnit.SECONDS);
+            }
+            assertThat(sent).as("messages taken by usrsctp before the closes").isPositive();
+        }
+    }
+
+    /** Sends up to {@code messages} while reading what arrives, then closes; returns how many usrsctp took. */
+    private static int sendThenClose(SctpSocket socket, int messages, boolean abort) {
+        MemorySegment out = Arena.ofAuto().allocate(1024);
+        MemorySegment in = Arena.ofAuto().allocate(70000);
+        SctpSocket.ReceivedMessage message = new SctpSocket.ReceivedMessage();
+        int taken = 0;
+        try {
+            for (int i = 0; i < messages; i++) {
+                if (socket.send(out, 0, 1024, i % 8, DdpSctp.PPID_DDP_SEGMENT, true) > 0) {
+                    taken++;
+                }
+                while (socket.receive(in, message) > 0) {
+                    if (message.kind == SctpSocket.ReceivedMessage.ASSOCIATION_DOWN) {
+                        break;
+                    }
+                }
+            }
+        } catch (java.io.IOException e) {
+            // the peer closed first: the association is gone
+        }
+        if (abort) {
+            socket.abort();
+        } else {
+            socket.close();
+        }
+        return taken;
     }
 }
