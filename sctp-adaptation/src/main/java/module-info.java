@@ -1,10 +1,12 @@
 /**
  * DDP over SCTP (RFC 5043, with the enhanced session control of RFC 6581 §7) as an LLP for the engine, over an
- * SCTP socket interface with a user-space backend (usrsctp through java.lang.foreign).
+ * SCTP socket interface with two backends: user-space usrsctp and the Linux kernel's SCTP, both through
+ * java.lang.foreign.
  */
 module org.rddp.transport.sctp {
     requires transitive org.rddp.verbs;
 
     exports org.rddp.transport.sctp;
     exports org.rddp.transport.sctp.usrsctp;
+    exports org.rddp.transport.sctp.kernel;
 }

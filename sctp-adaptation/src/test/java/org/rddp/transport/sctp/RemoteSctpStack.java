@@ -45,21 +45,32 @@ final class RemoteSctpStack implements SctpStack {
         Thread.ofPlatform().daemon(true).name("sctp-proxy-reader").start(() -> read(in));
     }
 
-    /** Starts the other process and connects to it. */
+    /** Starts the other process on usrsctp over UDP, on loopback, and connects to it. */
     static RemoteSctpStack start(int maxMessage) throws IOException {
-        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        return start(List.of(), "usrsctp-udp", InetAddress.getLoopbackAddress(), maxMessage);
+    }
+
+    /**
+     * Starts the other process with {@code prefix} before its command line (e.g. {@code ip netns exec B}), on the
+     * SCTP backend called {@code backend}, listening on {@code address}, and connects to it.
+     */
+    static RemoteSctpStack start(List<String> prefix, String backend, InetAddress address, int maxMessage)
+            throws IOException {
+        List<String> command = new java.util.ArrayList<>(prefix);
+        command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
                 "-cp", System.getProperty("java.class.path"),
-                SctpProxyServer.class.getName());
+                SctpProxyServer.class.getName(), backend, address.getHostAddress()));
         Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         BufferedReader lines = new BufferedReader(new InputStreamReader(process.getInputStream(),
                 StandardCharsets.UTF_8));
-        String[] ready = lines.readLine().split(" ");
+        String line = lines.readLine();
+        String[] ready = line == null ? new String[] {"exited"} : line.split(" ");
         if (!ready[0].equals("PROXY")) {
             process.destroyForcibly();
             throw new IOException("the SCTP proxy process did not start: " + String.join(" ", ready));
         }
-        Socket control = new Socket(InetAddress.getLoopbackAddress(), Integer.parseInt(ready[1]));
+        Socket control = new Socket(address, Integer.parseInt(ready[1]));
         control.setTcpNoDelay(true);
         return new RemoteSctpStack(process, control, Integer.parseInt(ready[2]), maxMessage);
     }
@@ -71,7 +82,7 @@ final class RemoteSctpStack implements SctpStack {
 
     @Override
     public String name() {
-        return "usrsctp-other-process";
+        return "other-process";
     }
 
     @Override

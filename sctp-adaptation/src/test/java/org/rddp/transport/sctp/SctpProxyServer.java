@@ -39,23 +39,30 @@ public final class SctpProxyServer {
     private final AtomicInteger ids = new AtomicInteger();
     private final LinkedBlockingQueue<Integer> ready = new LinkedBlockingQueue<>();
     private final DataOutputStream out;
-    private final UsrsctpStack stack;
+    private final SctpStack stack;
+    private final InetAddress address;
 
-    private SctpProxyServer(DataOutputStream out, UsrsctpStack stack) {
+    private SctpProxyServer(DataOutputStream out, SctpStack stack, InetAddress address) {
         this.out = out;
         this.stack = stack;
+        this.address = address;
     }
 
-    /** Serves one control connection, then exits. */
+    /**
+     * Serves one control connection, then exits. Arguments: the SCTP backend ({@link SctpStacks#byName}, default
+     * usrsctp-udp) and the address to listen on, for control and SCTP alike (default loopback).
+     */
     public static void main(String[] args) throws Exception {
-        UsrsctpStack stack = UsrsctpStack.udp();
-        try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            System.out.println("PROXY " + server.getLocalPort() + " " + UsrsctpStack.udpPort());
+        SctpStack stack = SctpStacks.byName(args.length > 0 ? args[0] : "usrsctp-udp");
+        InetAddress address = args.length > 1 ? InetAddress.getByName(args[1]) : InetAddress.getLoopbackAddress();
+        try (ServerSocket server = new ServerSocket(0, 1, address)) {
+            System.out.println("PROXY " + server.getLocalPort() + " "
+                    + (stack instanceof UsrsctpStack ? UsrsctpStack.udpPort() : 0));
             System.out.flush();
             try (Socket control = server.accept()) {
                 control.setTcpNoDelay(true);
                 SctpProxyServer proxy = new SctpProxyServer(new DataOutputStream(new BufferedOutputStream(
-                        control.getOutputStream())), stack);
+                        control.getOutputStream())), stack, address);
                 Thread pump = Thread.ofPlatform().daemon(true).start(proxy::pump);
                 proxy.serve(new DataInputStream(new BufferedInputStream(control.getInputStream())));
                 pump.interrupt();
@@ -78,8 +85,8 @@ public final class SctpProxyServer {
                     int port = in.readInt();
                     int streams = in.readInt();
                     int adaptation = in.readInt();
-                    SctpStack.Listening listening = stack.listen(new InetSocketAddress(
-                            InetAddress.getLoopbackAddress(), port), streams, adaptation);
+                    SctpStack.Listening listening = stack.listen(new InetSocketAddress(address, port), streams,
+                            adaptation);
                     listenings.put(port, listening);
                     listening.start(socket -> accepted(port, socket));
                     synchronized (out) {

@@ -15,6 +15,6 @@ class UsrsctpNativeScenarioTest extends ScenarioSuite {
     protected TransportFixture createTransport() throws Exception {
         assertThat(java.nio.file.Files.getAttribute(java.nio.file.Path.of("/proc/self"), "unix:uid"))
                 .as("native SCTP over raw IP needs root (usrsctp opens raw sockets)").isEqualTo(0);
-        return new UsrsctpTransport(UsrsctpStack.nativeIp());
+        return SctpTransport.usrsctp(UsrsctpStack.nativeIp());
     }
 }

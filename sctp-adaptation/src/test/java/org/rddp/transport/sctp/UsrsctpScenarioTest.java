@@ -7,6 +7,6 @@ import org.rddp.verbs.testing.TransportFixture;
 class UsrsctpScenarioTest extends ScenarioSuite {
     @Override
     protected TransportFixture createTransport() throws Exception {
-        return new UsrsctpTransport();
+        return SctpTransport.usrsctp();
     }
 }

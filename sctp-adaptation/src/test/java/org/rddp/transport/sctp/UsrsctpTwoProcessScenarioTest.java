@@ -1,9 +1,6 @@
 package org.rddp.transport.sctp;
 
-import java.io.IOException;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.SocketAddress;
 import org.junit.jupiter.api.AfterAll;
 import org.rddp.transport.sctp.usrsctp.UsrsctpStack;
 import org.rddp.verbs.testing.ScenarioSuite;
@@ -29,39 +26,8 @@ class UsrsctpTwoProcessScenarioTest extends ScenarioSuite {
             }
         }
         InetAddress loopback = InetAddress.getLoopbackAddress();
-        SctpConnectionManager initiator = new SctpConnectionManager(UsrsctpStack.udp(remote.udpPort()), loopback);
-        SctpConnectionManager responder = new SctpConnectionManager(remote, loopback);
-        return new TransportFixture() {
-            @Override
-            public SctpConnectionManager initiator() {
-                return initiator;
-            }
-
-            @Override
-            public SctpConnectionManager responder() {
-                return responder;
-            }
-
-            @Override
-            public SocketAddress nextAddress() {
-                return new InetSocketAddress(loopback, TestPorts.next());
-            }
-
-            @Override
-            public int mulpdu() {
-                try {
-                    return UsrsctpStack.udp().maxMessage() - 2;
-                } catch (IOException e) {
-                    throw new IllegalStateException(e);
-                }
-            }
-
-            @Override
-            public void close() {
-                initiator.close();
-                responder.close();
-            }
-        };
+        return new SctpTransport(UsrsctpStack.udp(remote.udpPort()), loopback, remote, loopback,
+                UsrsctpStack.udp().maxMessage() - 2);
     }
 
     @AfterAll

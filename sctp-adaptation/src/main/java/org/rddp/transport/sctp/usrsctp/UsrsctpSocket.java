@@ -7,9 +7,8 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.rddp.transport.sctp.SctpSocket;
+import org.rddp.transport.sctp.SocketCalls;
 
 /**
  * An association on usrsctp: a one-to-one socket, non-blocking once established, with an upcall that fires
@@ -19,7 +18,6 @@ import org.rddp.transport.sctp.SctpSocket;
 @SuppressWarnings("checkstyle:IllegalCatch") // MethodHandle.invokeExact declares Throwable
 final class UsrsctpSocket implements SctpSocket {
     private static final int SO_LINGER = 13;
-    private static final int CLOSED = 1 << 30;
 
     private final MemorySegment socket;
     private final java.net.InetSocketAddress remote;
@@ -37,9 +35,7 @@ final class UsrsctpSocket implements SctpSocket {
     private final MemorySegment msgflags = arena.allocate(JAVA_INT);
     private final MemorySegment from = arena.allocate(Usrsctp.SOCKADDR_STORAGE_SIZE);
     private final MemorySegment fromlen = arena.allocate(JAVA_INT);
-    /** Threads inside a call on the socket, with {@link #CLOSED} set once it is closed. */
-    private final AtomicInteger users = new AtomicInteger();
-    private final AtomicBoolean freed = new AtomicBoolean();
+    private final SocketCalls calls = new SocketCalls(this::free);
     private volatile boolean abortive;
     private volatile Runnable hook = () -> { };
 
@@ -81,14 +77,14 @@ final class UsrsctpSocket implements SctpSocket {
         sndinfo.set(JAVA_INT, 8, 0);
         sndinfo.set(JAVA_INT, 12, 0);
         long sent;
-        enter();
+        calls.enter();
         try {
             sent = (long) Usrsctp.SENDV.invokeExact(sendState, socket, data.asSlice(offset, length), (long) length,
                     MemorySegment.NULL, 0, sndinfo, (int) Usrsctp.SNDINFO_SIZE, Usrsctp.SCTP_SENDV_SNDINFO, 0);
         } catch (Throwable e) {
             throw new IOException(e);
         } finally {
-            exit();
+            calls.exit();
         }
         if (sent >= 0) {
             return (int) sent;
@@ -107,14 +103,14 @@ final class UsrsctpSocket implements SctpSocket {
         infotype.set(JAVA_INT, 0, 0);
         msgflags.set(JAVA_INT, 0, 0);
         long received;
-        enter();
+        calls.enter();
         try {
             received = (long) Usrsctp.RECVV.invokeExact(receiveState, socket, buffer, buffer.byteSize(), from, fromlen,
                     rcvinfo, infolen, infotype, msgflags);
         } catch (Throwable e) {
             throw new IOException(e);
         } finally {
-            exit();
+            calls.exit();
         }
         if (received < 0) {
             int errno = Usrsctp.errno(receiveState);
@@ -171,7 +167,7 @@ final class UsrsctpSocket implements SctpSocket {
 
     @Override
     public boolean writable() {
-        if (!tryEnter()) {
+        if (!calls.tryEnter()) {
             return true; // closed: the next send finds out
         }
         try {
@@ -179,33 +175,7 @@ final class UsrsctpSocket implements SctpSocket {
         } catch (Throwable e) {
             return true; // let the next send find out
         } finally {
-            exit();
-        }
-    }
-
-    /** Counts a call into usrsctp on this socket; fails once the socket is closed. */
-    private void enter() throws IOException {
-        if (!tryEnter()) {
-            throw new IOException("the SCTP socket is closed");
-        }
-    }
-
-    private boolean tryEnter() {
-        while (true) {
-            int now = users.get();
-            if ((now & CLOSED) != 0) {
-                return false;
-            }
-            if (users.compareAndSet(now, now + 1)) {
-                return true;
-            }
-        }
-    }
-
-    /** Ends a call into usrsctp; the last one out after a close frees the socket. */
-    private void exit() {
-        if (users.decrementAndGet() == CLOSED) {
-            free();
+            calls.exit();
         }
     }
 
@@ -230,25 +200,17 @@ final class UsrsctpSocket implements SctpSocket {
     }
 
     /**
-     * Marks the socket closed; usrsctp_close runs now if no other thread is inside a call on it, else when the
-     * last one leaves (closing under a running usrsctp_recvv frees memory it still reads).
+     * Refuses further calls; usrsctp_close runs now if no other thread is inside a call on the socket, else when
+     * the last one leaves (closing under a running usrsctp_recvv frees memory it still reads).
      */
     private void release(boolean abortive) {
         this.abortive = abortive;
-        int before = users.getAndUpdate(now -> now | CLOSED);
-        if ((before & CLOSED) != 0) {
-            return;
-        }
-        hook = () -> { };
-        if (before == 0) {
-            free();
+        if (calls.close()) {
+            hook = () -> { };
         }
     }
 
     private void free() {
-        if (!freed.compareAndSet(false, true)) {
-            return;
-        }
         try {
             if (abortive) {
                 // SO_LINGER with a zero timeout makes close send ABORT

@@ -1,0 +1,44 @@
+package org.rddp.interop.vm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The SCTP adaptation on a real Linux kernel's SCTP, in the project's VM (this machine's kernel has none). Fails,
+ * never skips, when the VM cannot start.
+ */
+class KernelSctpVmTest {
+    /** The suites that run in the guest (sctp-adaptation's tests, package-private there). */
+    private static final String SUITES = "org.rddp.transport.sctp.";
+
+    @Test
+    @Timeout(value = 20, unit = TimeUnit.MINUTES)
+    void theScenarioSuiteRunsUnchangedOverTheKernelsSctp() throws Exception {
+        Vm.Outcome outcome = Vm.run("kernel-sctp", List.of("--load", "sctp"),
+                Vm.junit(SUITES + "KernelSctpGuestSuite"));
+        assertThat(outcome.status()).as(outcome.tail()).isZero();
+        assertThat(outcome.output()).contains("GUEST-RESULT succeeded=85 failed=0 aborted=0");
+    }
+
+    /**
+     * Two independent SCTP stacks agreeing on RFC 5043 on the wire, both ways: the kernel's as initiator and
+     * usrsctp (over raw IP, on another host) as responder, then the other way round; plain and enhanced session
+     * control are both in the suite.
+     */
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.MINUTES)
+    void kernelSctpAndUsrsctpInterworkAsInitiatorAndResponderBothWays() throws Exception {
+        List<String> command = new ArrayList<>(List.of(Vm.script("two-hosts.sh").toString(), "bash", "-c",
+                "ip netns exec rddp-a \"$0\" \"$@\" " + SUITES + "KernelToUsrsctpGuestSuite"
+                        + " && ip netns exec rddp-b \"$0\" \"$@\" " + SUITES + "UsrsctpToKernelGuestSuite"));
+        command.addAll(Vm.junit());
+        Vm.Outcome outcome = Vm.run("kernel-usrsctp", List.of("--load", "sctp"), command);
+        assertThat(outcome.status()).as(outcome.tail()).isZero();
+        assertThat(outcome.output().split("GUEST-RESULT succeeded=85 failed=0 aborted=0", -1)).hasSize(3);
+    }
+}

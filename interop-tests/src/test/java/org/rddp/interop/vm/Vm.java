@@ -1,0 +1,62 @@
+package org.rddp.interop.vm;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The project's VM (see {@code interop-tests/vm}): a stock Debian kernel under QEMU, prepared by
+ * {@code vm/setup.sh} (which {@code ./run-tests} runs), running one command on this machine's file system.
+ */
+final class Vm {
+    private static final Path HOME = Path.of(System.getProperty("user.dir"));
+
+    /** What a command in the VM printed, and its exit status (125: the VM gave none). */
+    record Outcome(int status, String output) {
+        /** The last lines of the output, for a failure message. */
+        String tail() {
+            String[] lines = output.split("\n");
+            return String.join("\n", java.util.Arrays.copyOfRange(lines, Math.max(0, lines.length - 60),
+                    lines.length));
+        }
+    }
+
+    private Vm() {
+    }
+
+    /** A script of {@code interop-tests/vm}. */
+    static Path script(String name) {
+        return HOME.resolve("vm").resolve(name);
+    }
+
+    /**
+     * Runs {@code command} in a fresh VM with {@code options} for run-in-vm.sh ({@code --load sctp}, ...), its
+     * output (both streams) kept in {@code target/vm/<log>.log}.
+     */
+    static Outcome run(String log, List<String> options, List<String> command) throws IOException,
+            InterruptedException {
+        List<String> line = new ArrayList<>();
+        line.add(script("run-in-vm.sh").toString());
+        line.addAll(options);
+        line.add("--");
+        line.addAll(command);
+        Path file = HOME.resolve("target").resolve("vm").resolve(log + ".log");
+        Files.createDirectories(file.getParent());
+        Process process = new ProcessBuilder(line).redirectErrorStream(true)
+                .redirectOutput(file.toFile()).start();
+        int status = process.waitFor();
+        return new Outcome(status, Files.readString(file, StandardCharsets.UTF_8));
+    }
+
+    /** The command line that runs {@code classes} with {@link GuestMain} on this JVM and class path. */
+    static List<String> junit(String... classes) {
+        List<String> line = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
+                "-cp", System.getProperty("java.class.path"), GuestMain.class.getName()));
+        line.addAll(List.of(classes));
+        return line;
+    }
+}

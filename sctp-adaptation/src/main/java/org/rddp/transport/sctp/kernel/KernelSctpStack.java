@@ -1,0 +1,308 @@
+package org.rddp.transport.sctp.kernel;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+import org.rddp.llp.EventLoop;
+import org.rddp.transport.sctp.SctpSocket;
+import org.rddp.transport.sctp.SctpStack;
+
+/**
+ * The Linux kernel's SCTP, driven entirely through {@code java.lang.foreign}: libc for the socket and lksctp-tools
+ * (Debian's libsctp1) for {@code sctp_sendv}/{@code sctp_recvv}. Not through {@code com.sun.nio.sctp} or Netty:
+ * neither can set the Adaptation Layer Indication RFC 5043 §5.1 requires in the INIT, and the JDK's native code
+ * drops the peer's {@code SCTP_ADAPTATION_INDICATION} notification; mixing their channels with our own calls on
+ * the same descriptor would leave two owners of its state.
+ *
+ * <p>The kernel does path MTU discovery; an association's largest unfragmented message is its fragmentation
+ * point ({@code SCTP_STATUS}). RFC 5043 §10 (fewer than 32768 unacknowledged chunks per stream): the kernel charges
+ * every queued chunk at least its buffer overhead (over 400 octets) against the send buffer, and the send buffer
+ * here is {@value #SEND_BUFFER} octets (the kernel doubles it), so at most about ten thousand chunks are queued.
+ */
+@SuppressWarnings("checkstyle:IllegalCatch") // MethodHandle.invokeExact declares Throwable
+public final class KernelSctpStack implements SctpStack {
+    private static final int SEND_BUFFER = 2 << 20;
+    private static final int RECEIVE_BUFFER = 4 << 20;
+    private static final int CONNECT_TIMEOUT_MILLIS = 60_000;
+    private static final int EPROTONOSUPPORT = 93;
+
+    private KernelSctpStack() {
+    }
+
+    /**
+     * Why the kernel's SCTP cannot be used here, with what to do about it, or null if it can: lksctp-tools' library
+     * must be installed and the kernel must open an SCTP socket.
+     */
+    public static String unavailable() {
+        String missing = Native.libraryMissing();
+        if (missing != null) {
+            return missing;
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = Native.captureState(arena);
+            int fd = (int) Native.SOCKET.invokeExact(state, Native.AF_INET, Native.SOCK_STREAM | Native.SOCK_CLOEXEC,
+                    Native.IPPROTO_SCTP);
+            if (fd < 0) {
+                int errno = Native.errno(state);
+                return "this kernel has no SCTP: socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP) failed with "
+                        + Native.describe(errno) + (errno == EPROTONOSUPPORT
+                                ? "; load it (modprobe sctp, as root), or use usrsctp (UsrsctpStack, --sctp usrsctp)"
+                                : "");
+            }
+            int ignored = (int) Native.CLOSE.invokeExact(state, fd);
+            return null;
+        } catch (Throwable e) {
+            return "kernel SCTP could not be probed: " + e;
+        }
+    }
+
+    /** The kernel's SCTP; fails, saying why and what to do, where {@link #unavailable} is not null. */
+    public static KernelSctpStack open() throws IOException {
+        String why = unavailable();
+        if (why != null) {
+            throw new IOException(why);
+        }
+        return new KernelSctpStack();
+    }
+
+    @Override
+    public String name() {
+        return "kernel";
+    }
+
+    @Override
+    public SctpSocket connect(InetSocketAddress local, InetSocketAddress remote, int streams, int adaptation)
+            throws IOException {
+        int fd = open(streams, adaptation);
+        boolean done = false;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = Native.captureState(arena);
+            bind(fd, arena, state, new InetSocketAddress(local.getAddress(), local.getPort()));
+            MemorySegment to = Native.sockaddr(arena, remote);
+            int status = (int) Native.CONNECT.invokeExact(state, fd, to, (int) Native.SOCKADDR_IN_SIZE);
+            if (status != 0 && Native.errno(state) != Native.EINPROGRESS) {
+                throw new IOException("SCTP connect to " + remote + " failed: " + Native.describeErrno(state));
+            }
+            awaitConnected(fd, arena, state, remote);
+            KernelSctpSocket socket = new KernelSctpSocket(fd, remote);
+            done = true;
+            return socket;
+        } catch (IOException e) {
+            throw e;
+        } catch (Throwable e) {
+            throw new IOException(e);
+        } finally {
+            if (!done) {
+                closeQuietly(fd);
+            }
+        }
+    }
+
+    /** Waits for the non-blocking connect to finish, then reports its outcome (SO_ERROR). */
+    private static void awaitConnected(int fd, Arena arena, MemorySegment state, InetSocketAddress remote)
+            throws Throwable {
+        MemorySegment pollfd = arena.allocate(8, 4);
+        pollfd.set(JAVA_INT, 0, fd);
+        pollfd.set(JAVA_SHORT, 4, Native.POLLOUT);
+        long deadline = System.nanoTime() + CONNECT_TIMEOUT_MILLIS * 1_000_000L;
+        int ready;
+        do {
+            int left = (int) Math.max(0, (deadline - System.nanoTime()) / 1_000_000L);
+            ready = (int) Native.POLL.invokeExact(state, pollfd, 1L, left);
+        } while (ready < 0 && Native.errno(state) == Native.EINTR);
+        if (ready == 0) {
+            throw new IOException("SCTP connect to " + remote + " timed out after " + CONNECT_TIMEOUT_MILLIS
+                    + " ms");
+        }
+        MemorySegment error = Native.intValue(arena, 0);
+        MemorySegment length = Native.intValue(arena, 4);
+        int status = (int) Native.GETSOCKOPT.invokeExact(state, fd, Native.SOL_SOCKET, Native.SO_ERROR, error, length);
+        int errno = status != 0 ? Native.errno(state) : error.get(JAVA_INT, 0);
+        if (errno != 0) {
+            throw new IOException("SCTP connect to " + remote + " failed: " + Native.describe(errno));
+        }
+    }
+
+    @Override
+    public Listening listen(InetSocketAddress local, int streams, int adaptation) throws IOException {
+        int fd = open(streams, adaptation);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = Native.captureState(arena);
+            bind(fd, arena, state, local);
+            int status = (int) Native.LISTEN.invokeExact(state, fd, 64);
+            if (status != 0) {
+                throw new IOException("SCTP listen on " + local + " failed: " + Native.describeErrno(state));
+            }
+            MemorySegment bound = arena.allocate(Native.SOCKADDR_IN_SIZE, 4);
+            MemorySegment length = Native.intValue(arena, (int) Native.SOCKADDR_IN_SIZE);
+            status = (int) Native.GETSOCKNAME.invokeExact(state, fd, bound, length);
+            if (status != 0) {
+                throw new IOException("getsockname failed: " + Native.describeErrno(state));
+            }
+            return new KernelListening(fd, new InetSocketAddress(local.getAddress(), Native.address(bound).getPort()));
+        } catch (IOException e) {
+            closeQuietly(fd);
+            throw e;
+        } catch (Throwable e) {
+            closeQuietly(fd);
+            throw new IOException(e);
+        }
+    }
+
+    /** A non-blocking socket with what every DDP association needs (RFC 5043 §5.1, §8, §10); accepts inherit it. */
+    private static int open(int streams, int adaptation) throws IOException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = Native.captureState(arena);
+            int fd = (int) Native.SOCKET.invokeExact(state, Native.AF_INET,
+                    Native.SOCK_STREAM | Native.SOCK_NONBLOCK | Native.SOCK_CLOEXEC, Native.IPPROTO_SCTP);
+            if (fd < 0) {
+                throw new IOException("kernel SCTP socket failed: " + Native.describeErrno(state) + " ("
+                        + unavailable() + ")");
+            }
+            try {
+                MemorySegment init = arena.allocate(8, 2);
+                init.set(JAVA_SHORT, 0, (short) streams); // equal outbound and inbound (RFC 5043 §8)
+                init.set(JAVA_SHORT, 2, (short) streams);
+                setsockopt(fd, state, Native.IPPROTO_SCTP, Native.SCTP_INITMSG, init, "stream counts");
+                setsockopt(fd, state, Native.IPPROTO_SCTP, Native.SCTP_ADAPTATION_LAYER,
+                        Native.intValue(arena, adaptation), "Adaptation Layer Indication");
+                setsockopt(fd, state, Native.IPPROTO_SCTP, Native.SCTP_RECVRCVINFO, Native.intValue(arena, 1),
+                        "rcvinfo");
+                setsockopt(fd, state, Native.IPPROTO_SCTP, Native.SCTP_NODELAY, Native.intValue(arena, 1), "nodelay");
+                MemorySegment events = arena.allocate(Native.EVENTS_SIZE);
+                events.set(java.lang.foreign.ValueLayout.JAVA_BYTE, Native.EVENT_ASSOCIATION, (byte) 1);
+                events.set(java.lang.foreign.ValueLayout.JAVA_BYTE, Native.EVENT_SHUTDOWN, (byte) 1);
+                events.set(java.lang.foreign.ValueLayout.JAVA_BYTE, Native.EVENT_ADAPTATION, (byte) 1);
+                setsockopt(fd, state, Native.IPPROTO_SCTP, Native.SCTP_EVENTS, events, "events");
+                setsockopt(fd, state, Native.SOL_SOCKET, Native.SO_SNDBUF, Native.intValue(arena, SEND_BUFFER),
+                        "send buffer");
+                setsockopt(fd, state, Native.SOL_SOCKET, Native.SO_RCVBUF, Native.intValue(arena, RECEIVE_BUFFER),
+                        "receive buffer");
+                return fd;
+            } catch (IOException | RuntimeException e) {
+                closeQuietly(fd);
+                throw e;
+            }
+        } catch (IOException | RuntimeException e) {
+            throw e;
+        } catch (Throwable e) {
+            throw new IOException(e);
+        }
+    }
+
+    private static void setsockopt(int fd, MemorySegment state, int level, int option, MemorySegment value,
+            String what) throws IOException {
+        try {
+            int status = (int) Native.SETSOCKOPT.invokeExact(state, fd, level, option, value, (int) value.byteSize());
+            if (status != 0) {
+                throw new IOException("setsockopt(" + what + ") failed: " + Native.describeErrno(state));
+            }
+        } catch (IOException e) {
+            throw e;
+        } catch (Throwable e) {
+            throw new IOException(e);
+        }
+    }
+
+    private static void bind(int fd, Arena arena, MemorySegment state, InetSocketAddress local) throws Throwable {
+        int status = (int) Native.BIND.invokeExact(state, fd, Native.sockaddr(arena, local),
+                (int) Native.SOCKADDR_IN_SIZE);
+        if (status != 0) {
+            throw new IOException("SCTP bind to " + local + " failed: " + Native.describeErrno(state));
+        }
+    }
+
+    private static void closeQuietly(int fd) {
+        try (Arena arena = Arena.ofConfined()) {
+            int ignored = (int) Native.CLOSE.invokeExact(Native.captureState(arena), fd);
+        } catch (Throwable e) {
+            // already failing: the first error is the one to report
+        }
+    }
+
+    /** Sockets belong to their owners; the kernel's stack needs no stopping. */
+    @Override
+    public void close() {
+        // nothing to release
+    }
+
+    /** A listening socket: the poller schedules accepts on the listener's own loop, where closing happens too. */
+    private static final class KernelListening implements Listening {
+        private final int fd;
+        private final InetSocketAddress address;
+        private final EventLoop loop;
+        private final Poller poller;
+        private final int id;
+        private final AtomicBoolean scheduled = new AtomicBoolean();
+        private final Arena arena = Arena.ofShared();
+        private final MemorySegment state = Native.captureState(arena);
+        private final MemorySegment peer = arena.allocate(Native.SOCKADDR_IN_SIZE, 4);
+        private final MemorySegment peerLength = arena.allocate(JAVA_INT);
+        private volatile Consumer<SctpSocket> onAssociation;
+        private boolean closed;
+
+        KernelListening(int fd, InetSocketAddress address) throws IOException {
+            this.fd = fd;
+            this.address = address;
+            this.loop = new EventLoop("sctp-listen-" + address.getPort());
+            this.poller = Poller.get();
+            this.id = poller.register(fd, () -> {
+                if (scheduled.compareAndSet(false, true)) {
+                    loop.execute(this::acceptAll);
+                }
+            });
+        }
+
+        @Override
+        public InetSocketAddress address() {
+            return address;
+        }
+
+        @Override
+        public void start(Consumer<SctpSocket> handler) {
+            onAssociation = handler;
+            loop.execute(this::acceptAll);
+        }
+
+        private void acceptAll() {
+            scheduled.set(false);
+            Consumer<SctpSocket> handler = onAssociation;
+            while (!closed && handler != null) {
+                int accepted;
+                try {
+                    peerLength.set(JAVA_INT, 0, (int) Native.SOCKADDR_IN_SIZE);
+                    accepted = (int) Native.ACCEPT4.invokeExact(state, fd, peer, peerLength,
+                            Native.SOCK_NONBLOCK | Native.SOCK_CLOEXEC);
+                } catch (Throwable e) {
+                    return;
+                }
+                if (accepted < 0) {
+                    return; // EAGAIN: the poller brings the next association; other errors lose that one only
+                }
+                try {
+                    handler.accept(new KernelSctpSocket(accepted, Native.address(peer)));
+                } catch (IOException e) {
+                    closeQuietly(accepted);
+                }
+            }
+        }
+
+        @Override
+        public void close() {
+            loop.execute(() -> {
+                if (!closed) {
+                    closed = true;
+                    closeQuietly(fd);
+                    poller.release(id);
+                }
+            });
+            loop.close();
+        }
+    }
+}

@@ -1,0 +1,43 @@
+package org.rddp.transport.sctp;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.rddp.sctp.DdpSctp;
+import org.rddp.transport.sctp.kernel.KernelSctpStack;
+import org.rddp.verbs.testing.ScenarioSuite;
+import org.rddp.verbs.testing.TransportFixture;
+
+/**
+ * The scenario suite over the Linux kernel's SCTP, both ends in this process on loopback. Runs inside the VM
+ * (interop-tests' {@code KernelSctpVmTest}); named so that no build machine without kernel SCTP runs it.
+ */
+class KernelSctpGuestSuite extends ScenarioSuite {
+    private static int maxMessage;
+
+    @Override
+    protected TransportFixture createTransport() throws Exception {
+        KernelSctpStack stack = KernelSctpStack.open();
+        synchronized (KernelSctpGuestSuite.class) {
+            if (maxMessage == 0) {
+                maxMessage = probeMaxMessage(stack, InetAddress.getLoopbackAddress());
+            }
+        }
+        return SctpTransport.loopback(stack, maxMessage);
+    }
+
+    /** The fragmentation point of an association on {@code address}: known only once one is up. */
+    static int probeMaxMessage(SctpStack stack, InetAddress address) throws Exception {
+        try (SctpStack.Listening listening = stack.listen(new InetSocketAddress(address, 0), 1,
+                DdpSctp.ADAPTATION_INDICATION)) {
+            CompletableFuture<SctpSocket> accepted = new CompletableFuture<>();
+            listening.start(accepted::complete);
+            try (SctpSocket client = stack.connect(new InetSocketAddress(address, 0), listening.address(), 1,
+                    DdpSctp.ADAPTATION_INDICATION);
+                    SctpSocket server = accepted.get(30, TimeUnit.SECONDS)) {
+                return Math.min(client.maxMessage(), server.maxMessage());
+            }
+        }
+    }
+}

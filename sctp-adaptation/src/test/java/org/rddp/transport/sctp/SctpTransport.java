@@ -1,0 +1,70 @@
+package org.rddp.transport.sctp;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import org.rddp.transport.sctp.usrsctp.UsrsctpStack;
+import org.rddp.verbs.testing.TransportFixture;
+
+/** The SCTP adaptation as a scenario-suite transport: an initiator and a responder, each on its own stack. */
+final class SctpTransport implements TransportFixture {
+    private final SctpConnectionManager initiator;
+    private final SctpConnectionManager responder;
+    private final InetAddress responderAddress;
+    private final int mulpdu;
+
+    /**
+     * @param mulpdu the largest DDP segment on the path: the stack's largest unfragmented message less the
+     *               2-octet DDP-SCTP adaptation header
+     */
+    SctpTransport(SctpStack initiatorStack, InetAddress initiatorAddress, SctpStack responderStack,
+            InetAddress responderAddress, int mulpdu) {
+        this.initiator = new SctpConnectionManager(initiatorStack, initiatorAddress);
+        this.responder = new SctpConnectionManager(responderStack, responderAddress);
+        this.responderAddress = responderAddress;
+        this.mulpdu = mulpdu;
+    }
+
+    /** Both ends on one stack, on loopback. */
+    static SctpTransport loopback(SctpStack stack, int maxMessage) {
+        InetAddress loopback = InetAddress.getLoopbackAddress();
+        return new SctpTransport(stack, loopback, stack, loopback, maxMessage - 2);
+    }
+
+    /** Both ends on this process's usrsctp stack over UDP, on loopback. */
+    static SctpTransport usrsctp() throws IOException {
+        return usrsctp(UsrsctpStack.udp());
+    }
+
+    /** Both ends on {@code stack}, on loopback. */
+    static SctpTransport usrsctp(UsrsctpStack stack) {
+        return loopback(stack, stack.maxMessage());
+    }
+
+    @Override
+    public SctpConnectionManager initiator() {
+        return initiator;
+    }
+
+    @Override
+    public SctpConnectionManager responder() {
+        return responder;
+    }
+
+    @Override
+    public SocketAddress nextAddress() {
+        return new InetSocketAddress(responderAddress, TestPorts.next());
+    }
+
+    @Override
+    public int mulpdu() {
+        return mulpdu;
+    }
+
+    @Override
+    public void close() {
+        initiator.close();
+        responder.close();
+    }
+}
