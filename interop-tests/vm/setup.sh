@@ -10,7 +10,7 @@ mkdir -p "$VM_HOME"
 cd "$VM_HOME"
 export DEBIAN_FRONTEND=noninteractive
 apt_get() { apt-get -o DPkg::Lock::Timeout=600 -qq "$@"; }
-PACKAGES=(qemu-system-x86 busybox-static kmod cpio xz-utils zstd iproute2 iptables lksctp-tools libsctp1
+PACKAGES=(qemu-system-x86 busybox-static kmod cpio xz-utils zstd iproute2 iptables ethtool lksctp-tools libsctp1
   rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest iperf3)
 missing=()
 for p in "${PACKAGES[@]}"; do

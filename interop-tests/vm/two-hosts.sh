@@ -13,6 +13,10 @@ ip -n rddp-b addr add 10.99.0.2/24 dev rddp-vb
 for host in rddp-a rddp-b; do ip -n "$host" link set lo up; done
 ip -n rddp-a link set rddp-va up
 ip -n rddp-b link set rddp-vb up
+# veth leaves the SCTP checksum to a NIC that is not there: the kernel's packets would reach usrsctp's raw
+# socket without a CRC32c, and usrsctp drops those
+ip netns exec rddp-a ethtool -K rddp-va tx-checksum-sctp off >/dev/null
+ip netns exec rddp-b ethtool -K rddp-vb tx-checksum-sctp off >/dev/null
 ip netns exec rddp-b iptables -A OUTPUT -p sctp -m owner --uid-owner 0 -j ACCEPT
 ip netns exec rddp-b iptables -A OUTPUT -p sctp -j DROP
 "$@"

@@ -28,17 +28,21 @@ class KernelSctpVmTest {
     /**
      * Two independent SCTP stacks agreeing on RFC 5043 on the wire, both ways: the kernel's as initiator and
      * usrsctp (over raw IP, on another host) as responder, then the other way round; plain and enhanced session
-     * control are both in the suite.
+     * control are both in the suite. The responder's SCTP socket lives in another process, so every message
+     * crosses a proxy as well: the three 16 MiB cases take ~6 minutes of the ~7 each way, and run only with
+     * {@code -Drddp.vm.full=true}.
      */
     @Test
     @Timeout(value = 30, unit = TimeUnit.MINUTES)
     void kernelSctpAndUsrsctpInterworkAsInitiatorAndResponderBothWays() throws Exception {
+        boolean full = Boolean.getBoolean("rddp.vm.full");
         List<String> command = new ArrayList<>(List.of(Vm.script("two-hosts.sh").toString(), "bash", "-c",
                 "ip netns exec rddp-a \"$0\" \"$@\" " + SUITES + "KernelToUsrsctpGuestSuite"
                         + " && ip netns exec rddp-b \"$0\" \"$@\" " + SUITES + "UsrsctpToKernelGuestSuite"));
-        command.addAll(Vm.junit());
+        command.addAll(full ? Vm.junit() : Vm.junit("--exclude", "SIXTEEN_MIB"));
         Vm.Outcome outcome = Vm.run("kernel-usrsctp", List.of("--load", "sctp"), command);
         assertThat(outcome.status()).as(outcome.tail()).isZero();
-        assertThat(outcome.output().split("GUEST-RESULT succeeded=85 failed=0 aborted=0", -1)).hasSize(3);
+        String passed = "GUEST-RESULT succeeded=" + (full ? 85 : 82) + " failed=0 aborted=0";
+        assertThat(outcome.output().split(passed, -1)).as(outcome.tail()).hasSize(3);
     }
 }

@@ -13,6 +13,8 @@ import java.util.List;
  */
 final class Vm {
     private static final Path HOME = Path.of(System.getProperty("user.dir"));
+    /** The scenario suites' wait for a completion, in the guest: emulation is ~10x slower, the proxy slower still. */
+    private static final String GUEST_TIMEOUT = "rddp.test.timeout-seconds=300";
 
     /** What a command in the VM printed, and its exit status (125: the VM gave none). */
     record Outcome(int status, String output) {
@@ -55,7 +57,7 @@ final class Vm {
     static List<String> junit(String... classes) {
         List<String> line = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
-                "-cp", System.getProperty("java.class.path"), GuestMain.class.getName()));
+                "-D" + GUEST_TIMEOUT, "-cp", System.getProperty("java.class.path"), GuestMain.class.getName()));
         line.addAll(List.of(classes));
         return line;
     }

@@ -18,7 +18,7 @@ class KernelToUsrsctpGuestSuite extends ScenarioSuite {
         synchronized (KernelToUsrsctpGuestSuite.class) {
             if (usrsctp == null) {
                 usrsctp = RemoteSctpStack.start(GuestHosts.in(GuestHosts.USRSCTP_NAMESPACE), "usrsctp-native",
-                        GuestHosts.address(GuestHosts.USRSCTP_ADDRESS), 0);
+                        GuestHosts.address(GuestHosts.USRSCTP_ADDRESS));
             }
         }
         return new SctpTransport(KernelSctpStack.open(), GuestHosts.address(GuestHosts.KERNEL_ADDRESS), usrsctp,

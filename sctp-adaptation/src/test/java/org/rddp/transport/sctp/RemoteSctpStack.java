@@ -33,29 +33,26 @@ final class RemoteSctpStack implements SctpStack {
     private final Map<Integer, Consumer<SctpSocket>> listeners = new ConcurrentHashMap<>();
     private final Map<Integer, java.util.concurrent.CompletableFuture<Void>> listening = new ConcurrentHashMap<>();
     private final Map<Integer, RemoteSocket> sockets = new ConcurrentHashMap<>();
-    private final int maxMessage;
 
-    private RemoteSctpStack(Process process, Socket control, int udpPort, int maxMessage) throws IOException {
+    private RemoteSctpStack(Process process, Socket control, int udpPort) throws IOException {
         this.process = process;
         this.control = control;
         this.udpPort = udpPort;
-        this.maxMessage = maxMessage;
         this.out = new DataOutputStream(new BufferedOutputStream(control.getOutputStream()));
         DataInputStream in = new DataInputStream(new BufferedInputStream(control.getInputStream()));
         Thread.ofPlatform().daemon(true).name("sctp-proxy-reader").start(() -> read(in));
     }
 
     /** Starts the other process on usrsctp over UDP, on loopback, and connects to it. */
-    static RemoteSctpStack start(int maxMessage) throws IOException {
-        return start(List.of(), "usrsctp-udp", InetAddress.getLoopbackAddress(), maxMessage);
+    static RemoteSctpStack start() throws IOException {
+        return start(List.of(), "usrsctp-udp", InetAddress.getLoopbackAddress());
     }
 
     /**
      * Starts the other process with {@code prefix} before its command line (e.g. {@code ip netns exec B}), on the
      * SCTP backend called {@code backend}, listening on {@code address}, and connects to it.
      */
-    static RemoteSctpStack start(List<String> prefix, String backend, InetAddress address, int maxMessage)
-            throws IOException {
+    static RemoteSctpStack start(List<String> prefix, String backend, InetAddress address) throws IOException {
         List<String> command = new java.util.ArrayList<>(prefix);
         command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
@@ -72,7 +69,7 @@ final class RemoteSctpStack implements SctpStack {
         }
         Socket control = new Socket(address, Integer.parseInt(ready[1]));
         control.setTcpNoDelay(true);
-        return new RemoteSctpStack(process, control, Integer.parseInt(ready[2]), maxMessage);
+        return new RemoteSctpStack(process, control, Integer.parseInt(ready[2]));
     }
 
     /** The UDP port the other process's usrsctp encapsulates on. */
@@ -156,7 +153,7 @@ final class RemoteSctpStack implements SctpStack {
                     int id = in.readInt();
                     int streams = in.readInt();
                     int remoteMax = in.readInt();
-                    RemoteSocket socket = new RemoteSocket(id, streams, Math.min(remoteMax, maxMessage));
+                    RemoteSocket socket = new RemoteSocket(id, streams, remoteMax);
                     sockets.put(id, socket);
                     Consumer<SctpSocket> listener = listeners.get(port);
                     if (listener != null) {

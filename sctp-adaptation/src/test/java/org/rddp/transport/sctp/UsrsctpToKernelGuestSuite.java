@@ -18,7 +18,7 @@ class UsrsctpToKernelGuestSuite extends ScenarioSuite {
         synchronized (UsrsctpToKernelGuestSuite.class) {
             if (kernel == null) {
                 kernel = RemoteSctpStack.start(GuestHosts.in(GuestHosts.KERNEL_NAMESPACE), "kernel",
-                        GuestHosts.address(GuestHosts.KERNEL_ADDRESS), 0);
+                        GuestHosts.address(GuestHosts.KERNEL_ADDRESS));
             }
         }
         return new SctpTransport(UsrsctpStack.nativeIp(), GuestHosts.address(GuestHosts.USRSCTP_ADDRESS), kernel,

@@ -22,7 +22,7 @@ class UsrsctpTwoProcessScenarioTest extends ScenarioSuite {
     protected TransportFixture createTransport() throws Exception {
         synchronized (UsrsctpTwoProcessScenarioTest.class) {
             if (remote == null) {
-                remote = RemoteSctpStack.start(UsrsctpStack.udp().maxMessage());
+                remote = RemoteSctpStack.start();
             }
         }
         InetAddress loopback = InetAddress.getLoopbackAddress();

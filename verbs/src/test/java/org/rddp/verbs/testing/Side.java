@@ -25,8 +25,11 @@ import org.rddp.verbs.WorkCompletion;
 
 /** One end of a test connection: device, protection domain, completion queue, queue pair and its events. */
 public final class Side {
-    /** How long a test waits for anything before it fails. */
-    public static final Duration TIMEOUT = Duration.ofSeconds(20);
+    /**
+     * How long a test waits for anything before it fails: 20 s, or {@code -Drddp.test.timeout-seconds} where
+     * everything runs slower (the VM suites, under emulation).
+     */
+    public static final Duration TIMEOUT = Duration.ofSeconds(Integer.getInteger("rddp.test.timeout-seconds", 20));
 
     /** An asynchronous event as the handler saw it. */
     public record Event(QpEvent event, TerminateHeader terminate, String detail) {
