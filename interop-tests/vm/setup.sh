@@ -16,9 +16,11 @@ missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
+if [ ${#missing[@]} -gt 0 ] || [ -z "$(ls /var/lib/apt/lists/ | grep '_Packages$' | head -1)" ]; then
+  apt_get update >/dev/null
+fi
 if [ ${#missing[@]} -gt 0 ]; then
   echo "vm setup: installing ${missing[*]}" >&2
-  apt_get update >/dev/null
   apt_get install -y --no-install-recommends "${missing[@]}" >/dev/null
 fi
 # the kernel linux-image-amd64 points at, unless RDDP_VM_KERNEL names one (e.g. linux-image-6.1.0-41-amd64)

@@ -2,13 +2,10 @@ package org.rddp.interop.vm;
 
 import java.io.PrintWriter;
 import java.util.Arrays;
-import java.util.regex.Pattern;
-import org.junit.platform.engine.FilterResult;
 import org.junit.platform.engine.TestExecutionResult;
 import org.junit.platform.engine.discovery.DiscoverySelectors;
 import org.junit.platform.launcher.Launcher;
 import org.junit.platform.launcher.LauncherDiscoveryRequest;
-import org.junit.platform.launcher.PostDiscoveryFilter;
 import org.junit.platform.launcher.TestExecutionListener;
 import org.junit.platform.launcher.TestIdentifier;
 import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
@@ -19,20 +16,15 @@ import org.junit.platform.launcher.listeners.TestExecutionSummary;
 /**
  * Runs JUnit test classes inside the VM and says how it went: a line per test, the summary, then
  * {@code GUEST-RESULT succeeded=N failed=N aborted=N}; exits 0 only if tests ran and none failed or was aborted.
- * Arguments: the classes, after {@code --exclude REGEX} to leave out the tests whose display name matches (they
- * are not run, not counted). Everything runs ~10x slower under emulation, so a test may take up to 10 minutes.
+ * Arguments: the classes. Everything runs ~10x slower under emulation, so a test may take up to 10 minutes.
  */
 public final class GuestMain {
     private GuestMain() {
     }
 
     public static void main(String[] args) {
-        int first = args.length > 1 && args[0].equals("--exclude") ? 2 : 0;
-        Pattern excluded = Pattern.compile(first == 2 ? args[1] : "(?!)");
         LauncherDiscoveryRequest request = LauncherDiscoveryRequestBuilder.request()
-                .selectors(Arrays.stream(args, first, args.length).map(DiscoverySelectors::selectClass).toList())
-                .filters((PostDiscoveryFilter) test -> FilterResult.includedIf(!test.isTest()
-                        || !excluded.matcher(test.getDisplayName()).find()))
+                .selectors(Arrays.stream(args).map(DiscoverySelectors::selectClass).toList())
                 .configurationParameter("junit.jupiter.execution.timeout.default", "600 s")
                 .build();
         Launcher launcher = LauncherFactory.create();

@@ -53,11 +53,15 @@ final class Vm {
         return new Outcome(status, Files.readString(file, StandardCharsets.UTF_8));
     }
 
-    /** The command line that runs {@code classes} with {@link GuestMain} on this JVM and class path. */
-    static List<String> junit(String... classes) {
+    /**
+     * The command line that runs {@code classes} with {@link GuestMain} on this JVM and class path, with the
+     * system {@code properties} ({@code name=value}).
+     */
+    static List<String> junit(List<String> properties, String... classes) {
         List<String> line = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
-                "-D" + GUEST_TIMEOUT, "-cp", System.getProperty("java.class.path"), GuestMain.class.getName()));
+                "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow", "-D" + GUEST_TIMEOUT));
+        properties.forEach(property -> line.add("-D" + property));
+        line.addAll(List.of("-cp", System.getProperty("java.class.path"), GuestMain.class.getName()));
         line.addAll(List.of(classes));
         return line;
     }

@@ -50,9 +50,12 @@ import org.rddp.verbs.WorkCompletion;
  * matrix of RFC 5042.
  */
 public abstract class ScenarioSuite {
+    /** {@link SizeClass#LARGE}: 16 MiB, or {@code -Drddp.test.large-octets} (the VM's fast runs take 1 MiB). */
+    static final int LARGE_OCTETS = Integer.getInteger("rddp.test.large-octets", 16 << 20);
+
     /** Message sizes around the segment boundaries, in octets of payload. */
     enum SizeClass {
-        ZERO, ONE, ONE_SEGMENT, ONE_SEGMENT_PLUS_ONE, MANY_SEGMENTS, SIXTEEN_MIB;
+        ZERO, ONE, ONE_SEGMENT, ONE_SEGMENT_PLUS_ONE, MANY_SEGMENTS, LARGE;
 
         int octets(int mulpdu, int header) {
             return switch (this) {
@@ -61,7 +64,7 @@ public abstract class ScenarioSuite {
                 case ONE_SEGMENT -> mulpdu - header;
                 case ONE_SEGMENT_PLUS_ONE -> mulpdu - header + 1;
                 case MANY_SEGMENTS -> 37 * (mulpdu - header) + 11;
-                case SIXTEEN_MIB -> 16 << 20;
+                case LARGE -> LARGE_OCTETS;
             };
         }
     }
