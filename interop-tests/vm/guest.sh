@@ -7,7 +7,6 @@ $BB mount -t sysfs sysfs /sys
 $BB mkdir -p /dev/pts /dev/shm
 $BB mount -t devpts -o ptmxmode=666 devpts /dev/pts
 $BB mount -t tmpfs tmpfs /dev/shm
-$BB mount -t tmpfs tmpfs /tmp
 $BB mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null
 $BB mount -t configfs configfs /sys/kernel/config 2>/dev/null
 echo /usr/sbin/modprobe > /proc/sys/kernel/modprobe   # so that socket(..., IPPROTO_SCTP) loads sctp

@@ -9,17 +9,18 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
-import org.rddp.transport.sctp.SctpSocket;
-import org.rddp.transport.sctp.SocketCalls;
+import org.rddp.transport.sctp.NativeSctpSocket;
 
 /**
  * An association on the kernel's SCTP: a non-blocking one-to-one socket, with messages through lksctp-tools'
  * {@code sctp_sendv}/{@code sctp_recvv} and readiness from the process's {@link Poller}.
  */
 @SuppressWarnings("checkstyle:IllegalCatch") // MethodHandle.invokeExact declares Throwable
-final class KernelSctpSocket implements SctpSocket {
+final class KernelSctpSocket extends NativeSctpSocket {
+    private static final Notifications NOTIFICATIONS = new Notifications(Native.SCTP_ASSOC_CHANGE,
+            Native.SCTP_SHUTDOWN_EVENT, Native.SCTP_ADAPTATION_INDICATION, Native.SCTP_COMM_LOST,
+            Native.SCTP_SHUTDOWN_COMP, Native.SCTP_CANT_STR_ASSOC);
     private final int fd;
-    private final InetSocketAddress remote;
     private final int streams;
     private final int maxMessage;
     private final Poller poller;
@@ -37,14 +38,11 @@ final class KernelSctpSocket implements SctpSocket {
     private final MemorySegment from = arena.allocate(128, 8);
     private final MemorySegment fromlen = arena.allocate(JAVA_INT);
     private final MemorySegment pollfd = arena.allocate(8, 4);
-    private final SocketCalls calls = new SocketCalls(this::free);
-    private volatile boolean abortive;
-    private volatile Runnable hook = () -> { };
 
     /** Wraps an established association on {@code fd}; reads its stream counts and fragmentation point. */
     KernelSctpSocket(int fd, InetSocketAddress remote) throws IOException {
+        super(remote);
         this.fd = fd;
-        this.remote = remote;
         try (Arena local = Arena.ofConfined()) {
             MemorySegment status = local.allocate(Native.STATUS_SIZE, 4);
             MemorySegment length = Native.intValue(local, Native.STATUS_SIZE);
@@ -62,13 +60,7 @@ final class KernelSctpSocket implements SctpSocket {
             throw new IOException(e);
         }
         this.poller = Poller.get();
-        this.id = poller.register(fd, () -> hook.run());
-    }
-
-    @Override
-    public void onReady(Runnable newHook) {
-        this.hook = newHook;
-        newHook.run(); // whatever arrived before the hook was installed
+        this.id = poller.register(fd, this::ready);
     }
 
     @Override
@@ -133,7 +125,7 @@ final class KernelSctpSocket implements SctpSocket {
         }
         into.complete = (flags & Native.MSG_EOR) != 0;
         if ((flags & Native.MSG_NOTIFICATION) != 0) {
-            describeNotification(buffer, received, into);
+            describeNotification(buffer, received, into, NOTIFICATIONS);
             return received;
         }
         into.kind = ReceivedMessage.DATA;
@@ -144,31 +136,6 @@ final class KernelSctpSocket implements SctpSocket {
         into.unordered = (rcvinfo.get(JAVA_SHORT, Native.RCVINFO_FLAGS) & Native.SCTP_UNORDERED) != 0;
         into.ppid = rcvinfo.get(Native.U32_BE, Native.RCVINFO_PPID);
         return received;
-    }
-
-    private static void describeNotification(MemorySegment buffer, int length, ReceivedMessage into) {
-        into.kind = ReceivedMessage.OTHER;
-        if (length < 8) {
-            return;
-        }
-        int type = buffer.get(JAVA_SHORT, 0) & 0xFFFF;
-        if (type == Native.SCTP_ADAPTATION_INDICATION && length >= 12) {
-            into.kind = ReceivedMessage.ADAPTATION;
-            into.value = buffer.get(JAVA_INT, 8); // host order, unlike the PPID
-        } else if (type == Native.SCTP_SHUTDOWN_EVENT) {
-            into.kind = ReceivedMessage.SHUTDOWN;
-        } else if (type == Native.SCTP_ASSOC_CHANGE && length >= 10) {
-            int state = buffer.get(JAVA_SHORT, 8) & 0xFFFF;
-            if (state == Native.SCTP_COMM_LOST || state == Native.SCTP_SHUTDOWN_COMP
-                    || state == Native.SCTP_CANT_STR_ASSOC) {
-                into.kind = ReceivedMessage.ASSOCIATION_DOWN;
-            }
-        }
-    }
-
-    @Override
-    public InetSocketAddress remoteAddress() {
-        return remote;
     }
 
     @Override
@@ -199,29 +166,12 @@ final class KernelSctpSocket implements SctpSocket {
         return maxMessage;
     }
 
-    @Override
-    public void close() {
-        release(false);
-    }
-
-    @Override
-    public void abort() {
-        release(true);
-    }
-
-    /** Refuses further calls; the descriptor closes now, or when the last call on it leaves. */
-    private void release(boolean abortive) {
-        this.abortive = abortive;
-        if (calls.close()) {
-            hook = () -> { };
-        }
-    }
-
     /** Closes the descriptor: the kernel shuts the association down gracefully, or aborts it (zero linger). */
-    private void free() {
+    @Override
+    protected void free(boolean abortively) {
         try (Arena local = Arena.ofConfined()) {
             MemorySegment state = Native.captureState(local);
-            if (abortive) {
+            if (abortively) {
                 MemorySegment linger = local.allocate(8, 4);
                 linger.set(JAVA_INT, 0, 1);
                 linger.set(JAVA_INT, 4, 0);

@@ -7,8 +7,7 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import org.rddp.transport.sctp.SctpSocket;
-import org.rddp.transport.sctp.SocketCalls;
+import org.rddp.transport.sctp.NativeSctpSocket;
 
 /**
  * An association on usrsctp: a one-to-one socket, non-blocking once established, with an upcall that fires
@@ -16,11 +15,13 @@ import org.rddp.transport.sctp.SocketCalls;
  * kill the JVM, so it catches everything).
  */
 @SuppressWarnings("checkstyle:IllegalCatch") // MethodHandle.invokeExact declares Throwable
-final class UsrsctpSocket implements SctpSocket {
+final class UsrsctpSocket extends NativeSctpSocket {
+    private static final Notifications NOTIFICATIONS = new Notifications(Usrsctp.SCTP_ASSOC_CHANGE,
+            Usrsctp.SCTP_SHUTDOWN_EVENT, Usrsctp.SCTP_ADAPTATION_INDICATION, Usrsctp.SCTP_COMM_LOST,
+            Usrsctp.SCTP_SHUTDOWN_COMP, Usrsctp.SCTP_CANT_STR_ASSOC);
     private static final int SO_LINGER = 13;
 
     private final MemorySegment socket;
-    private final java.net.InetSocketAddress remote;
     private final int streams;
     private final int maxMessage;
     private final int id;
@@ -35,17 +36,14 @@ final class UsrsctpSocket implements SctpSocket {
     private final MemorySegment msgflags = arena.allocate(JAVA_INT);
     private final MemorySegment from = arena.allocate(Usrsctp.SOCKADDR_STORAGE_SIZE);
     private final MemorySegment fromlen = arena.allocate(JAVA_INT);
-    private final SocketCalls calls = new SocketCalls(this::free);
-    private volatile boolean abortive;
-    private volatile Runnable hook = () -> { };
 
     UsrsctpSocket(MemorySegment socket, int streams, int maxMessage, java.net.InetSocketAddress remote)
             throws IOException {
-        this.remote = remote;
+        super(remote);
         this.socket = socket;
         this.streams = streams;
         this.maxMessage = maxMessage;
-        this.id = Upcalls.register(() -> hook.run());
+        this.id = Upcalls.register(this::ready);
         try {
             int status = (int) Usrsctp.SET_NON_BLOCKING.invokeExact(socket, 1);
             if (status != 0) {
@@ -60,12 +58,6 @@ final class UsrsctpSocket implements SctpSocket {
         } catch (Throwable e) {
             throw new IOException(e);
         }
-    }
-
-    @Override
-    public void onReady(Runnable newHook) {
-        this.hook = newHook;
-        newHook.run(); // whatever arrived before the hook was installed
     }
 
     @Override
@@ -126,7 +118,7 @@ final class UsrsctpSocket implements SctpSocket {
         }
         into.complete = (flags & Usrsctp.MSG_EOR) != 0;
         if ((flags & Usrsctp.MSG_NOTIFICATION) != 0) {
-            describeNotification(buffer, (int) received, into);
+            describeNotification(buffer, (int) received, into, NOTIFICATIONS);
             return (int) received;
         }
         into.kind = ReceivedMessage.DATA;
@@ -138,31 +130,6 @@ final class UsrsctpSocket implements SctpSocket {
             throw new IOException("usrsctp_recvv returned no sctp_rcvinfo (SCTP_RECVRCVINFO is off)");
         }
         return (int) received;
-    }
-
-    private static void describeNotification(MemorySegment buffer, int length, ReceivedMessage into) {
-        into.kind = ReceivedMessage.OTHER;
-        if (length < 8) {
-            return;
-        }
-        int type = buffer.get(JAVA_SHORT, 0) & 0xFFFF;
-        if (type == Usrsctp.SCTP_ADAPTATION_INDICATION && length >= 12) {
-            into.kind = ReceivedMessage.ADAPTATION;
-            into.value = buffer.get(JAVA_INT, 8); // host order, unlike the PPID
-        } else if (type == Usrsctp.SCTP_SHUTDOWN_EVENT) {
-            into.kind = ReceivedMessage.SHUTDOWN;
-        } else if (type == Usrsctp.SCTP_ASSOC_CHANGE && length >= 10) {
-            int state = buffer.get(JAVA_SHORT, 8) & 0xFFFF;
-            if (state == Usrsctp.SCTP_COMM_LOST || state == Usrsctp.SCTP_SHUTDOWN_COMP
-                    || state == Usrsctp.SCTP_CANT_STR_ASSOC) {
-                into.kind = ReceivedMessage.ASSOCIATION_DOWN;
-            }
-        }
-    }
-
-    @Override
-    public java.net.InetSocketAddress remoteAddress() {
-        return remote;
     }
 
     @Override
@@ -190,29 +157,9 @@ final class UsrsctpSocket implements SctpSocket {
     }
 
     @Override
-    public void close() {
-        release(false);
-    }
-
-    @Override
-    public void abort() {
-        release(true);
-    }
-
-    /**
-     * Refuses further calls; usrsctp_close runs now if no other thread is inside a call on the socket, else when
-     * the last one leaves (closing under a running usrsctp_recvv frees memory it still reads).
-     */
-    private void release(boolean abortive) {
-        this.abortive = abortive;
-        if (calls.close()) {
-            hook = () -> { };
-        }
-    }
-
-    private void free() {
+    protected void free(boolean abortively) {
         try {
-            if (abortive) {
+            if (abortively) {
                 // SO_LINGER with a zero timeout makes close send ABORT
                 MemorySegment linger = Arena.ofAuto().allocate(JAVA_LONG);
                 linger.set(JAVA_INT, 0, 1);
