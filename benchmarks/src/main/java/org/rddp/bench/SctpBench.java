@@ -16,7 +16,7 @@ import org.rddp.sctp.DdpSctp;
 import org.rddp.transport.sctp.SctpConnectionManager;
 import org.rddp.transport.sctp.SctpSocket;
 import org.rddp.transport.sctp.SctpStack;
-import org.rddp.transport.sctp.usrsctp.UsrsctpStack;
+import org.rddp.transport.sctp.SctpStacks;
 import org.rddp.verbs.AcceptOptions;
 import org.rddp.verbs.Access;
 import org.rddp.verbs.CompletionQueue;
@@ -33,9 +33,10 @@ import org.rddp.verbs.WorkCompletion;
 import org.rddp.wire.PrivateData;
 
 /**
- * RDMA Write bandwidth and Send ping-pong latency over the SCTP adaptation on usrsctp, next to raw usrsctp
- * message transfer on the same stack, in one run (both ends in this process, UDP encapsulation on loopback).
- * Prints a table with the ratios. Arguments: seconds per bandwidth measurement (default 3), ping-pongs (2000).
+ * RDMA Write bandwidth and Send ping-pong latency over the SCTP adaptation, next to raw SCTP message transfer on
+ * the same stack, in one run (both ends in this process, on loopback). Prints a table with the ratios. Arguments:
+ * seconds per bandwidth measurement (default 3), ping-pongs (2000), SCTP backend ({@code usrsctp-udp}; any name
+ * {@link SctpStacks#byName} knows, e.g. {@code kernel} in the VM).
  */
 public final class SctpBench {
     private static final int LATENCY_MESSAGE = 8;
@@ -49,7 +50,8 @@ public final class SctpBench {
     public static void main(String[] args) throws Exception {
         double seconds = args.length > 0 ? Double.parseDouble(args[0]) : 3;
         int pings = args.length > 1 ? Integer.parseInt(args[1]) : 2000;
-        System.out.print(table(run(seconds, pings)));
+        SctpStack stack = SctpStacks.byName(args.length > 2 ? args[2] : "usrsctp-udp");
+        System.out.print(table(stack.name(), run(stack, seconds, pings)));
         System.exit(0); // usrsctp's threads are not daemons
     }
 
@@ -67,9 +69,8 @@ public final class SctpBench {
      * RDDP: one RDMA Write, which DDP splits into two segments) and at the largest message one packet carries
      * (raw: the SCTP message limit; RDDP: a Write that fills one DDP segment), and the 8-byte ping-pong.
      */
-    public static Results run(double seconds, int pings) throws Exception {
-        UsrsctpStack stack = UsrsctpStack.udp();
-        int message = stack.maxMessage();
+    public static Results run(SctpStack stack, double seconds, int pings) throws Exception {
+        int message = maxMessage(stack);
         int oneSegmentWrite = message - DdpSctp.DDP_SSN_LENGTH - DdpSegment.TAGGED_HEADER_LENGTH;
         double raw64k = rawBandwidth(stack, WRITE_SIZE, seconds);
         double rawPacket = rawBandwidth(stack, message, seconds);
@@ -78,11 +79,21 @@ public final class SctpBench {
         return new Results(message, raw64k, rddp[0], rawPacket, rddp[1], rawLatency, rddp[2]);
     }
 
-    /** The results as a table with ratios. */
-    public static String table(Results results) {
+    /** The largest unfragmented message of an association on loopback: known once one is up. */
+    private static int maxMessage(SctpStack stack) throws Exception {
+        SctpSocket[] sockets = pair(stack, PORTS.incrementAndGet());
+        try {
+            return Math.min(sockets[0].maxMessage(), sockets[1].maxMessage());
+        } finally {
+            sockets[0].close();
+            sockets[1].close();
+        }
+    }
+
+    /** The results as a table with ratios; {@code stack} names the backend. */
+    public static String table(String stack, Results results) {
         StringBuilder out = new StringBuilder();
-        out.append(String.format("%-50s %12s %12s %8s%n", "usrsctp, UDP encapsulation, loopback", "raw usrsctp",
-                "RDDP", "ratio"));
+        out.append(String.format("%-50s %12s %12s %8s%n", stack + ", loopback", "raw SCTP", "RDDP", "ratio"));
         out.append(String.format("%-50s %12.1f %12.1f %8.2f%n", "bandwidth MiB/s, 64 KiB messages / Writes",
                 results.raw64k(), results.rddp64k(), results.rddp64k() / results.raw64k()));
         out.append(String.format("%-50s %12.1f %12.1f %8.2f%n", "bandwidth MiB/s, one packet each ("
@@ -190,7 +201,7 @@ public final class SctpBench {
     }
 
     /** {@code {64 KiB write MiB/s, one-segment write MiB/s, median ping-pong us}} over the SCTP adaptation. */
-    private static double[] rddp(UsrsctpStack stack, double seconds, int pings, int oneSegmentWrite)
+    private static double[] rddp(SctpStack stack, double seconds, int pings, int oneSegmentWrite)
             throws Exception {
         InetAddress loopback = InetAddress.getLoopbackAddress();
         InetSocketAddress address = new InetSocketAddress(loopback, PORTS.incrementAndGet());

@@ -9,6 +9,7 @@ import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.options.Options;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
+import org.rddp.transport.sctp.usrsctp.UsrsctpStack;
 
 /**
  * Runs every benchmark once, briefly, in this JVM: they must run and produce a score. Their numbers are not
@@ -35,11 +36,11 @@ class BenchmarksSmokeTest {
 
     @Test
     void theSctpComparisonRuns() throws Exception {
-        SctpBench.Results results = SctpBench.run(0.3, 100);
+        SctpBench.Results results = SctpBench.run(UsrsctpStack.udp(), 0.3, 100);
         for (double measurement : results.all()) {
             assertThat(measurement).isPositive();
         }
-        assertThat(SctpBench.table(results)).contains("ratio").contains("ping-pong");
+        assertThat(SctpBench.table("usrsctp-udp", results)).contains("ratio").contains("ping-pong");
     }
 
     @Test
