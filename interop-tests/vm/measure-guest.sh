@@ -2,18 +2,20 @@
 JAR=$1; JAVA=$2; SECONDS_EACH=$3
 echo "== RDDP over kernel SCTP (SctpBench), loopback"
 "$JAVA" --enable-native-access=ALL-UNNAMED -cp "$JAR" org.rddp.bench.SctpBench "$SECONDS_EACH" 500 kernel
-echo "== iperf3 --sctp, 64 KiB writes, loopback"
-iperf3 -s -D -1 -p 5201 --logfile /run/iperf3.log
-until iperf3 -c 127.0.0.1 -p 5201 --sctp -l 65536 -t "$SECONDS_EACH" -f m 2>/dev/null | grep -E 'receiver'; do
-  sleep 1 # the daemon is still starting
+for length in 65536 1400; do
+  echo "== iperf3 --sctp, $length-octet writes, loopback"
+  iperf3 -s -D -1 -p 5201 --logfile /run/iperf3.log
+  until iperf3 -c 127.0.0.1 -p 5201 --sctp -l $length -t "$SECONDS_EACH" -f m 2>/dev/null | grep -E 'receiver'; do
+    sleep 1 # the daemon is still starting
+  done
 done
 echo "== RDDP over TCP/MPA (MpaBench), loopback"
 "$JAVA" -cp "$JAR" org.rddp.bench.MpaBench "$SECONDS_EACH" 500
 echo "== siw ib_write_bw, 64 KiB, dummy interface 192.0.2.1 (siw refuses loopback)"
 ip link add dummy0 type dummy && ip link set dummy0 up && ip addr add 192.0.2.1/32 dev dummy0
 rdma link add siw0 type siw netdev dummy0
-ib_write_bw -d siw0 -R -s 65536 -D "$SECONDS_EACH" -F > /run/ib-server.log 2>&1 &
-until ib_write_bw -d siw0 -R -s 65536 -D "$SECONDS_EACH" -F 192.0.2.1 2>/dev/null | grep -E '^ *65536'; do
+ib_write_bw -d siw0 -R -s 65536 -n 2000 -F > /run/ib-server.log 2>&1 &
+until ib_write_bw -d siw0 -R -s 65536 -n 2000 -F 192.0.2.1 2>/dev/null | grep -E '^ *65536'; do
   sleep 1 # the server is still starting
 done
 wait

@@ -5,7 +5,10 @@
 # (./mvnw -pl benchmarks -am package -DskipTests) and setup.sh.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
-JAR=$(cd "$HERE/../.." && pwd)/benchmarks/target/benchmarks.jar
+ROOT=$(cd "$HERE/../.." && pwd)
+JAR=$ROOT/benchmarks/target/benchmarks.jar
+. "$ROOT/bin/env.sh"
+rddp_find_jdk
 [ -f "$JAR" ] || { echo "measure: build $JAR first (./mvnw -pl benchmarks -am package -DskipTests)" >&2; exit 2; }
-exec "$HERE/run-in-vm.sh" --smp 2 --load sctp,rdma_ucm,siw -- bash "$HERE/measure-guest.sh" "$JAR" "$(command -v java)" \
+exec "$HERE/run-in-vm.sh" --smp 2 --load sctp,rdma_ucm,siw -- bash "$HERE/measure-guest.sh" "$JAR" "$JAVA_HOME/bin/java" \
   "${1:-5}"
