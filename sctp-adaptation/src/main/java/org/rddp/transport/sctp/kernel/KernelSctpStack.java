@@ -7,9 +7,7 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Consumer;
-import org.rddp.llp.EventLoop;
+import org.rddp.transport.sctp.LoopListening;
 import org.rddp.transport.sctp.SctpSocket;
 import org.rddp.transport.sctp.SctpStack;
 
@@ -232,77 +230,53 @@ public final class KernelSctpStack implements SctpStack {
         // nothing to release
     }
 
-    /** A listening socket: the poller schedules accepts on the listener's own loop, where closing happens too. */
-    private static final class KernelListening implements Listening {
+    /** A listening socket whose poller signal schedules accepts on its own loop. */
+    private static final class KernelListening extends LoopListening {
         private final int fd;
-        private final InetSocketAddress address;
-        private final EventLoop loop;
         private final Poller poller;
         private final int id;
-        private final AtomicBoolean scheduled = new AtomicBoolean();
         private final Arena arena = Arena.ofShared();
         private final MemorySegment state = Native.captureState(arena);
         private final MemorySegment peer = arena.allocate(Native.SOCKADDR_IN_SIZE, 4);
         private final MemorySegment peerLength = arena.allocate(JAVA_INT);
-        private volatile Consumer<SctpSocket> onAssociation;
-        private boolean closed;
 
         KernelListening(int fd, InetSocketAddress address) throws IOException {
+            super(address);
             this.fd = fd;
-            this.address = address;
-            this.loop = new EventLoop("sctp-listen-" + address.getPort());
             this.poller = Poller.get();
-            this.id = poller.register(fd, () -> {
-                if (scheduled.compareAndSet(false, true)) {
-                    loop.execute(this::acceptAll);
-                }
-            });
-        }
-
-        @Override
-        public InetSocketAddress address() {
-            return address;
-        }
-
-        @Override
-        public void start(Consumer<SctpSocket> handler) {
-            onAssociation = handler;
-            loop.execute(this::acceptAll);
-        }
-
-        private void acceptAll() {
-            scheduled.set(false);
-            Consumer<SctpSocket> handler = onAssociation;
-            while (!closed && handler != null) {
-                int accepted;
-                try {
-                    peerLength.set(JAVA_INT, 0, (int) Native.SOCKADDR_IN_SIZE);
-                    accepted = (int) Native.ACCEPT4.invokeExact(state, fd, peer, peerLength,
-                            Native.SOCK_NONBLOCK | Native.SOCK_CLOEXEC);
-                } catch (Throwable e) {
-                    return;
-                }
-                if (accepted < 0) {
-                    return; // EAGAIN: the poller brings the next association; other errors lose that one only
-                }
-                try {
-                    handler.accept(new KernelSctpSocket(accepted, Native.address(peer)));
-                } catch (IOException e) {
-                    closeQuietly(accepted);
-                }
+            try {
+                this.id = poller.register(fd, this::ready);
+            } catch (IOException e) {
+                abandon();
+                throw e;
             }
         }
 
         @Override
-        public void close() {
-            loop.execute(() -> {
-                if (!closed) {
-                    closed = true;
-                    closeQuietly(fd);
-                    poller.release(id);
-                }
-            });
-            loop.close();
+        protected SctpSocket acceptOne() throws IOException {
+            int accepted;
+            try {
+                peerLength.set(JAVA_INT, 0, (int) Native.SOCKADDR_IN_SIZE);
+                accepted = (int) Native.ACCEPT4.invokeExact(state, fd, peer, peerLength,
+                        Native.SOCK_NONBLOCK | Native.SOCK_CLOEXEC);
+            } catch (Throwable e) {
+                throw new IOException(e);
+            }
+            if (accepted < 0) {
+                return null; // EAGAIN, or an association that failed meanwhile: the poller signals the next
+            }
+            try {
+                return new KernelSctpSocket(accepted, Native.address(peer));
+            } catch (IOException e) {
+                closeQuietly(accepted);
+                throw e;
+            }
+        }
+
+        @Override
+        protected void closeNative() {
+            closeQuietly(fd);
+            poller.release(id);
         }
     }
 }

@@ -13,10 +13,8 @@ import java.net.NetworkInterface;
 import java.net.SocketException;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Consumer;
-import org.rddp.llp.EventLoop;
 import org.rddp.sctp.DdpSctp;
+import org.rddp.transport.sctp.LoopListening;
 import org.rddp.transport.sctp.SctpSocket;
 import org.rddp.transport.sctp.SctpStack;
 
@@ -447,34 +445,20 @@ public final class UsrsctpStack implements SctpStack {
         // nothing per view
     }
 
-    /**
-     * A listening usrsctp socket, non-blocking: the upcall schedules accepts on the listener's own loop, and
-     * closing happens on that loop too. (A thread blocked in usrsctp_accept while another closes the socket
-     * can wake up on a new socket that reuses the freed one: never block in accept.)
-     */
-    private final class UsrsctpListening implements Listening {
+    /** A listening usrsctp socket whose upcall schedules accepts on its own loop. */
+    private final class UsrsctpListening extends LoopListening {
         private final MemorySegment socket;
-        private final InetSocketAddress address;
         private final int streams;
         private final int mtu;
-        private final EventLoop loop;
-        private final AtomicBoolean scheduled = new AtomicBoolean();
         private final int id;
         private final MemorySegment state = Usrsctp.captureState(Arena.ofAuto());
-        private volatile Consumer<SctpSocket> onAssociation;
-        private volatile boolean closed;
 
         UsrsctpListening(MemorySegment socket, InetSocketAddress address, int streams, int mtu) throws IOException {
+            super(address);
             this.socket = socket;
             this.mtu = mtu;
-            this.address = address;
             this.streams = streams;
-            this.loop = new EventLoop("sctp-listen-" + address.getPort());
-            this.id = Upcalls.register(() -> {
-                if (scheduled.compareAndSet(false, true)) {
-                    loop.execute(this::acceptAll);
-                }
-            });
+            this.id = Upcalls.register(this::ready);
             try {
                 int status = (int) Usrsctp.SET_NON_BLOCKING.invokeExact(socket, 1);
                 int upcall = (int) Usrsctp.SET_UPCALL.invokeExact(socket, Upcalls.STUB, MemorySegment.ofAddress(id));
@@ -483,42 +467,29 @@ public final class UsrsctpStack implements SctpStack {
                 }
             } catch (IOException e) {
                 Upcalls.release(id);
-                loop.close();
+                abandon();
                 throw e;
             } catch (Throwable e) {
                 Upcalls.release(id);
-                loop.close();
+                abandon();
                 throw new IOException(e);
             }
         }
 
         @Override
-        public InetSocketAddress address() {
-            return address;
-        }
-
-        @Override
-        public void start(Consumer<SctpSocket> handler) {
-            onAssociation = handler;
-            loop.execute(this::acceptAll);
-        }
-
-        private void acceptAll() {
-            scheduled.set(false);
-            Consumer<SctpSocket> handler = onAssociation;
-            while (!closed && handler != null) {
-                try (Arena arena = Arena.ofConfined()) {
-                    MemorySegment peer = arena.allocate(Usrsctp.SOCKADDR_STORAGE_SIZE);
-                    MemorySegment peerLength = Usrsctp.intValue(arena, (int) Usrsctp.SOCKADDR_STORAGE_SIZE);
-                    MemorySegment accepted = (MemorySegment) Usrsctp.ACCEPT.invokeExact(state, socket, peer,
-                            peerLength);
-                    if (accepted.equals(MemorySegment.NULL)) {
-                        return; // EAGAIN: the next upcall brings the next association
-                    }
-                    handler.accept(accepted(accepted, peer));
-                } catch (Throwable e) {
-                    return; // a failed accept loses that association only; the peer's INIT times out
+        protected SctpSocket acceptOne() throws IOException {
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment peer = arena.allocate(Usrsctp.SOCKADDR_STORAGE_SIZE);
+                MemorySegment peerLength = Usrsctp.intValue(arena, (int) Usrsctp.SOCKADDR_STORAGE_SIZE);
+                MemorySegment accepted = (MemorySegment) Usrsctp.ACCEPT.invokeExact(state, socket, peer, peerLength);
+                if (accepted.equals(MemorySegment.NULL)) {
+                    return null; // EAGAIN: the next upcall brings the next association
                 }
+                return accepted(accepted, peer);
+            } catch (IOException e) {
+                throw e;
+            } catch (Throwable e) {
+                throw new IOException(e);
             }
         }
 
@@ -528,22 +499,16 @@ public final class UsrsctpStack implements SctpStack {
          */
         private UsrsctpSocket accepted(MemorySegment accepted, MemorySegment peer) throws IOException {
             Links.Link link = Links.link(Usrsctp.connLink(peer));
-            InetSocketAddress remote = new InetSocketAddress(link == null ? address.getAddress()
+            InetSocketAddress remote = new InetSocketAddress(link == null ? address().getAddress()
                     : link.remote.getAddress(), Usrsctp.port(peer));
             return new UsrsctpSocket(accepted, streams, maxMessage(mtu), remote);
         }
 
         @Override
-        public void close() {
-            loop.execute(() -> {
-                if (!closed) {
-                    closed = true;
-                    Links.unlisten(address.getPort());
-                    Upcalls.release(id);
-                    closeQuietly(socket);
-                }
-            });
-            loop.close();
+        protected void closeNative() {
+            Links.unlisten(address().getPort());
+            Upcalls.release(id);
+            closeQuietly(socket);
         }
     }
 }
