@@ -20,12 +20,20 @@ public abstract class NativeSctpSocket implements SctpSocket {
     /** Counts the calls into the native socket; a subclass wraps every one in enter/exit. */
     protected final SocketCalls calls = new SocketCalls(this::freeOnce);
     private final InetSocketAddress remote;
+    private final int streams;
+    private final int maxMessage;
     private volatile boolean abortive;
     private volatile Runnable hook = () -> { };
 
+    /**
+     * @param streams    the association's streams each way
+     * @param maxMessage its largest user message that avoids SCTP and IP fragmentation
+     */
     @SuppressWarnings("this-escape") // calls only frees through it after close, long after construction
-    protected NativeSctpSocket(InetSocketAddress remote) {
+    protected NativeSctpSocket(InetSocketAddress remote, int streams, int maxMessage) {
         this.remote = remote;
+        this.streams = streams;
+        this.maxMessage = maxMessage;
     }
 
     /** For the stack's readiness upcall: runs the ready hook (it only hands off). */
@@ -42,6 +50,16 @@ public abstract class NativeSctpSocket implements SctpSocket {
     @Override
     public final InetSocketAddress remoteAddress() {
         return remote;
+    }
+
+    @Override
+    public final int streams() {
+        return streams;
+    }
+
+    @Override
+    public final int maxMessage() {
+        return maxMessage;
     }
 
     @Override

@@ -21,8 +21,6 @@ final class KernelSctpSocket extends NativeSctpSocket {
             Native.SCTP_SHUTDOWN_EVENT, Native.SCTP_ADAPTATION_INDICATION, Native.SCTP_COMM_LOST,
             Native.SCTP_SHUTDOWN_COMP, Native.SCTP_CANT_STR_ASSOC);
     private final int fd;
-    private final int streams;
-    private final int maxMessage;
     private final Poller poller;
     private final int id;
     private final Arena arena = Arena.ofAuto();
@@ -39,28 +37,38 @@ final class KernelSctpSocket extends NativeSctpSocket {
     private final MemorySegment fromlen = arena.allocate(JAVA_INT);
     private final MemorySegment pollfd = arena.allocate(8, 4);
 
-    /** Wraps an established association on {@code fd}; reads its stream counts and fragmentation point. */
-    KernelSctpSocket(int fd, InetSocketAddress remote) throws IOException {
-        super(remote);
+    /** Wraps an established association on {@code fd}, whose {@link #status} is {@code status}. */
+    private KernelSctpSocket(int fd, InetSocketAddress remote, int[] status) throws IOException {
+        super(remote, status[0], status[1]);
         this.fd = fd;
+        this.poller = Poller.get();
+        this.id = poller.register(fd, this::ready);
+    }
+
+    /** Wraps an established association on {@code fd}. */
+    static KernelSctpSocket of(int fd, InetSocketAddress remote) throws IOException {
+        return new KernelSctpSocket(fd, remote, status(fd));
+    }
+
+    /** The association's streams each way and its fragmentation point (SCTP_STATUS). */
+    private static int[] status(int fd) throws IOException {
         try (Arena local = Arena.ofConfined()) {
+            MemorySegment state = Native.captureState(local);
             MemorySegment status = local.allocate(Native.STATUS_SIZE, 4);
             MemorySegment length = Native.intValue(local, Native.STATUS_SIZE);
-            int result = (int) Native.GETSOCKOPT.invokeExact(receiveState, fd, Native.IPPROTO_SCTP,
-                    Native.SCTP_STATUS, status, length);
+            int result = (int) Native.GETSOCKOPT.invokeExact(state, fd, Native.IPPROTO_SCTP, Native.SCTP_STATUS,
+                    status, length);
             if (result != 0) {
-                throw new IOException("SCTP_STATUS failed: " + Native.describeErrno(receiveState));
+                throw new IOException("SCTP_STATUS failed: " + Native.describeErrno(state));
             }
-            this.streams = Math.min(status.get(JAVA_SHORT, Native.STATUS_INSTRMS) & 0xFFFF,
+            int streams = Math.min(status.get(JAVA_SHORT, Native.STATUS_INSTRMS) & 0xFFFF,
                     status.get(JAVA_SHORT, Native.STATUS_OUTSTRMS) & 0xFFFF);
-            this.maxMessage = status.get(JAVA_INT, Native.STATUS_FRAGMENTATION_POINT);
+            return new int[] {streams, status.get(JAVA_INT, Native.STATUS_FRAGMENTATION_POINT)};
         } catch (IOException e) {
             throw e;
         } catch (Throwable e) {
             throw new IOException(e);
         }
-        this.poller = Poller.get();
-        this.id = poller.register(fd, this::ready);
     }
 
     @Override
@@ -154,16 +162,6 @@ final class KernelSctpSocket extends NativeSctpSocket {
         } finally {
             calls.exit();
         }
-    }
-
-    @Override
-    public int streams() {
-        return streams;
-    }
-
-    @Override
-    public int maxMessage() {
-        return maxMessage;
     }
 
     /** Closes the descriptor: the kernel shuts the association down gracefully, or aborts it (zero linger). */

@@ -88,7 +88,7 @@ public final class KernelSctpStack implements SctpStack {
                 throw new IOException("SCTP connect to " + remote + " failed: " + Native.describeErrno(state));
             }
             awaitConnected(fd, arena, state, remote);
-            KernelSctpSocket socket = new KernelSctpSocket(fd, remote);
+            KernelSctpSocket socket = KernelSctpSocket.of(fd, remote);
             done = true;
             return socket;
         } catch (IOException e) {
@@ -266,7 +266,7 @@ public final class KernelSctpStack implements SctpStack {
                 return null; // EAGAIN, or an association that failed meanwhile: the poller signals the next
             }
             try {
-                return new KernelSctpSocket(accepted, Native.address(peer));
+                return KernelSctpSocket.of(accepted, Native.address(peer));
             } catch (IOException e) {
                 closeQuietly(accepted);
                 throw e;

@@ -22,8 +22,6 @@ final class UsrsctpSocket extends NativeSctpSocket {
     private static final int SO_LINGER = 13;
 
     private final MemorySegment socket;
-    private final int streams;
-    private final int maxMessage;
     private final int id;
     private final Arena arena = Arena.ofAuto();
     /** errno of the last send; its own, so that a sender and a receiver thread never read each other's. */
@@ -39,10 +37,8 @@ final class UsrsctpSocket extends NativeSctpSocket {
 
     UsrsctpSocket(MemorySegment socket, int streams, int maxMessage, java.net.InetSocketAddress remote)
             throws IOException {
-        super(remote);
+        super(remote, streams, maxMessage);
         this.socket = socket;
-        this.streams = streams;
-        this.maxMessage = maxMessage;
         this.id = Upcalls.register(this::ready);
         try {
             int status = (int) Usrsctp.SET_NON_BLOCKING.invokeExact(socket, 1);
@@ -144,16 +140,6 @@ final class UsrsctpSocket extends NativeSctpSocket {
         } finally {
             calls.exit();
         }
-    }
-
-    @Override
-    public int streams() {
-        return streams;
-    }
-
-    @Override
-    public int maxMessage() {
-        return maxMessage;
     }
 
     @Override
