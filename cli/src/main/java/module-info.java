@@ -1,4 +1,10 @@
-/** The rddp command-line tool. */
+/** The rddp command-line tool: perftest- and rping-style tools over either transport. */
 module org.rddp.cli {
-    requires org.rddp.rdmap;
+    requires transitive org.rddp.verbs;
+    requires org.rddp.transport.mpa;
+    requires org.rddp.transport.sctp;
+    requires info.picocli;
+
+    exports org.rddp.cli;
+    opens org.rddp.cli to info.picocli;
 }

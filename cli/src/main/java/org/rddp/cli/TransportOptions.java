@@ -1,0 +1,169 @@
+package org.rddp.cli;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import org.rddp.llp.RtrType;
+import org.rddp.transport.mpa.MpaConnectionManager;
+import org.rddp.transport.mpa.MpaOptions;
+import org.rddp.transport.sctp.SctpConnectionManager;
+import org.rddp.transport.sctp.SctpStack;
+import org.rddp.transport.sctp.SctpStacks;
+import org.rddp.transport.sctp.usrsctp.UsrsctpStack;
+import org.rddp.verbs.AcceptOptions;
+import org.rddp.verbs.ConnectOptions;
+import org.rddp.verbs.ConnectionManager;
+import org.rddp.wire.PrivateData;
+import picocli.CommandLine.Option;
+
+/**
+ * The options every client/server command shares: which transport, and how it sets connections up. The MPA
+ * options are what siw fixes at build time (revision, CRC, peer-to-peer); the IRD/ORD and private data go into
+ * the RFC 6581 enhanced setup of either transport.
+ */
+final class TransportOptions {
+    /** The two transports. */
+    enum Transport { MPA, SCTP }
+
+    @Option(names = {"-t", "--transport"}, defaultValue = "mpa", converter = TransportConverter.class,
+            description = "mpa (TCP, RFC 5044) or sctp (RFC 5043); default: ${DEFAULT-VALUE}")
+    Transport transport = Transport.MPA;
+
+    @Option(names = "--sctp-stack", defaultValue = "auto", description = "SCTP backend: auto, kernel, usrsctp, "
+            + "usrsctp-udp, usrsctp-native; default: ${DEFAULT-VALUE}")
+    String sctpStack = "auto";
+
+    @Option(names = "--peer-udp-port", description = "usrsctp over UDP: the UDP port the peer's usrsctp "
+            + "encapsulates on (RFC 6951), when it is another process")
+    Integer peerUdpPort;
+
+    @Option(names = "--mpa-rev", defaultValue = "2", description = "the highest MPA revision spoken: 1 or 2 "
+            + "(RFC 6581); default: ${DEFAULT-VALUE}")
+    int mpaRevision = 2;
+
+    @Option(names = "--crc", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "ask for MPA CRCs (used when either side asks); --no-crc to leave them to the peer")
+    boolean crc = true;
+
+    @Option(names = "--markers", description = "ask the peer for MPA Markers")
+    boolean markers;
+
+    @Option(names = "--p2p", converter = RtrConverter.class, description = "as client, ask for the peer-to-peer "
+            + "model with this RTR message: send, write or read (RFC 6581 §9.2)")
+    RtrType peerToPeer;
+
+    @Option(names = "--rtr-types", split = ",", converter = RtrConverter.class, description = "as server, the "
+            + "RTR messages accepted in peer-to-peer mode; default: write,read,send")
+    List<RtrType> rtrTypes = List.of(RtrType.WRITE, RtrType.READ, RtrType.SEND);
+
+    @Option(names = "--retry-rev1", description = "as MPA client, retry with revision 1 when the server closes "
+            + "on an enhanced request (RFC 6581 §10)")
+    boolean retryRevision1;
+
+    @Option(names = "--unenhanced", description = "plain setup: no RFC 6581 IRD/ORD negotiation")
+    boolean unenhanced;
+
+    @Option(names = "--ird", defaultValue = "16", description = "inbound RDMA Reads this side queues; "
+            + "default: ${DEFAULT-VALUE}")
+    int ird = 16;
+
+    @Option(names = "--ord", defaultValue = "16", description = "outbound RDMA Reads this side wants; "
+            + "default: ${DEFAULT-VALUE}")
+    int ord = 16;
+
+    @Option(names = "--private-data", description = "private data for the peer (UTF-8 text)")
+    String privateData;
+
+    @Option(names = "--setup-timeout", defaultValue = "10", description = "seconds to wait for the peer's "
+            + "answer during setup; default: ${DEFAULT-VALUE}")
+    int setupTimeoutSeconds = 10;
+
+    /** A connection manager of the chosen transport, bound to {@code local}; the caller closes it. */
+    ConnectionManager open(InetAddress local) throws IOException {
+        return switch (transport) {
+            case MPA -> new MpaConnectionManager(mpaOptions(), local);
+            case SCTP -> new SctpConnectionManager(sctpStack(), local);
+        };
+    }
+
+    private SctpStack sctpStack() throws IOException {
+        if (peerUdpPort != null) {
+            if (!sctpStack.startsWith("usrsctp") || "usrsctp-native".equals(sctpStack)) {
+                throw new IllegalArgumentException("--peer-udp-port is for usrsctp over UDP, not " + sctpStack);
+            }
+            return UsrsctpStack.udp(peerUdpPort);
+        }
+        return SctpStacks.byName(sctpStack);
+    }
+
+    /** The MPA settings these options make. */
+    MpaOptions mpaOptions() {
+        MpaOptions options = MpaOptions.defaults().withRevision(mpaRevision).withCrc(crc).withMarkers(markers)
+                .withRetryRevision1(retryRevision1);
+        if (mpaRevision < 2) {
+            return options.withRtrTypes(Set.of());
+        }
+        return peerToPeer != null ? options.withPeerToPeer(peerToPeer) : options.withRtrTypes(EnumSet.copyOf(rtrTypes));
+    }
+
+    /** What a client asks for. */
+    ConnectOptions connectOptions() {
+        boolean enhanced = !unenhanced && mpaRevision >= 2;
+        if (peerToPeer != null && !enhanced) {
+            throw new IllegalArgumentException("--p2p needs enhanced setup (MPA revision 2, no --unenhanced)");
+        }
+        return new ConnectOptions(privateData(), enhanced, ird, ord, peerToPeer != null,
+                peerToPeer == null ? Set.of() : EnumSet.of(peerToPeer), Duration.ofSeconds(setupTimeoutSeconds));
+    }
+
+    /** What a server answers with. */
+    AcceptOptions acceptOptions() {
+        return new AcceptOptions(privateData(), ird, ord);
+    }
+
+    private PrivateData privateData() {
+        return privateData == null ? PrivateData.EMPTY : PrivateData.of(privateData.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** The local address this machine sends from towards {@code remote}. */
+    static InetAddress localFor(InetAddress remote) {
+        if (remote.isLoopbackAddress()) {
+            return remote;
+        }
+        try (DatagramSocket probe = new DatagramSocket()) {
+            probe.connect(new InetSocketAddress(remote, 9)); // no packet is sent: this only consults the routes
+            return probe.getLocalAddress();
+        } catch (SocketException e) {
+            throw new UncheckedIOException("no route to " + remote.getHostAddress(), e);
+        }
+    }
+
+    /** Parses a transport name. */
+    static final class TransportConverter implements picocli.CommandLine.ITypeConverter<Transport> {
+        @Override
+        public Transport convert(String value) {
+            return Transport.valueOf(value.toUpperCase(Locale.ROOT));
+        }
+    }
+
+    /** Parses an RTR type name. */
+    static final class RtrConverter implements picocli.CommandLine.ITypeConverter<RtrType> {
+        @Override
+        public RtrType convert(String value) {
+            RtrType type = RtrType.valueOf(value.toUpperCase(Locale.ROOT));
+            if (type == RtrType.NONE) {
+                throw new IllegalArgumentException("an RTR message is send, write or read");
+            }
+            return type;
+        }
+    }
+}
