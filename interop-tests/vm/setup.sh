@@ -34,7 +34,10 @@ if [ ! -f "kernel/boot/vmlinuz-$VERSION" ]; then
   rm -rf download
 fi
 MODULES=kernel/lib/modules/$VERSION
-if [ ! -f "$MODULES/updates/siw.ko" ] && ! grep -q '^CONFIG_RDMA_SIW=[ym]' "kernel/boot/config-$VERSION"; then
+# siw with its MPA settings as module parameters (writable in /sys/module/siw/parameters): stock siw fixes them
+# at build time, and the interop tests need siw both ways (revision 1 or 2, CRC asked for or strict, peer-to-peer)
+if ! /usr/sbin/modinfo -F parm "$MODULES/updates/siw.ko" 2>/dev/null | grep -q '^peer_to_peer:' \
+    && ! grep -q '^CONFIG_RDMA_SIW=[ym]' "kernel/boot/config-$VERSION"; then
   echo "vm setup: building siw for $VERSION" >&2
   SERIES=$(echo "$VERSION" | sed -E 's/^([0-9]+\.[0-9]+)\..*/\1/')
   COMMON=linux-headers-${VERSION%-amd64}-common
@@ -51,6 +54,11 @@ if [ ! -f "$MODULES/updates/siw.ko" ] && ! grep -q '^CONFIG_RDMA_SIW=[ym]' "kern
   dpkg-deb --fsys-tarfile build/download/linux-source-"$SERIES"_*.deb \
     | tar -xO "./usr/src/linux-source-$SERIES.tar.xz" \
     | tar -xJ -C build/siw --strip-components=5 "linux-source-$SERIES/drivers/infiniband/sw/siw"
+  sed -i -E -e 's/^const bool (mpa_crc_required|mpa_crc_strict|peer_to_peer);$/bool \1;\nmodule_param(\1, bool, 0644);/' \
+    -e 's/^(u_char mpa_version = MPA_REVISION_2;)$/\1\nmodule_param(mpa_version, byte, 0644);/' build/siw/siw_main.c
+  sed -i -E 's/^extern const bool (mpa_crc_required|mpa_crc_strict|peer_to_peer);$/extern bool \1;/' build/siw/siw.h
+  [ "$(grep -c '^module_param(' build/siw/siw_main.c)" -ge 4 ] && [ "$(grep -c '^extern bool ' build/siw/siw.h)" -ge 3 ] \
+    || { echo "vm setup: siw's MPA settings have moved; cannot make them module parameters" >&2; exit 1; }
   printf 'obj-m += siw.o\nsiw-y := siw_cm.o siw_cq.o siw_main.o siw_mem.o siw_qp.o siw_qp_tx.o siw_qp_rx.o siw_verbs.o\n' \
     > build/siw/Kbuild
   make -C "$HEADERS" M="$VM_HOME/build/siw" modules > build/siw.log 2>&1 || { tail -20 build/siw.log >&2; exit 1; }

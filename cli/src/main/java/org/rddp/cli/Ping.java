@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.EnumSet;
 import java.util.function.Consumer;
+import org.rddp.engine.QpEvent;
 import org.rddp.engine.WcStatus;
 import org.rddp.engine.WorkOpcode;
 import org.rddp.verbs.Access;
@@ -59,6 +60,8 @@ public final class Ping implements AutoCloseable {
     private final MemoryRegion rdma;
     private final MemoryRegion start;
     private final WorkCompletion completion = new WorkCompletion();
+    /** The Terminate that ended the connection, if one did: a flush after it is a failure, not a disconnect. */
+    private volatile String terminated;
     private final ArrayDeque<Advert> adverts = new ArrayDeque<>();
     private final ReceiveWorkRequest receive = new ReceiveWorkRequest(1);
     private final SendWorkRequest send = new SendWorkRequest(1);
@@ -89,7 +92,11 @@ public final class Ping implements AutoCloseable {
         this.timeout = timeout;
         ProtectionDomain pd = device.allocateProtectionDomain();
         cq = device.createCompletionQueue(64);
-        qp = pd.createQueuePair(QpAttributes.of(cq, 16, 1));
+        qp = pd.createQueuePair(new QpAttributes(cq, cq, null, 16, 16, 1, true, (pair, event, terminate, detail) -> {
+            if (event == QpEvent.TERMINATE_SENT || event == QpEvent.TERMINATE_RECEIVED) {
+                terminated = (event == QpEvent.TERMINATE_SENT ? "sent" : "received") + " a Terminate: " + detail;
+            }
+        }));
         received = register(pd, INFO, EnumSet.of(Access.LOCAL_WRITE));
         sent = register(pd, INFO, EnumSet.noneOf(Access.class));
         rdma = register(pd, size, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_READ, Access.REMOTE_WRITE));
@@ -226,6 +233,10 @@ public final class Ping implements AutoCloseable {
                 }
             }
             if (completion.status() != WcStatus.SUCCESS) {
+                String terminate = terminated;
+                if (terminate != null) {
+                    throw new PingException("the connection ended waiting for " + what + ": " + terminate, false);
+                }
                 boolean flushed = completion.status() == WcStatus.WR_FLUSH_ERR;
                 throw new PingException((flushed ? "the connection closed" : "a work request failed") + " waiting for "
                         + what + ": " + completion, flushed);

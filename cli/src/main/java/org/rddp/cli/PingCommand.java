@@ -10,6 +10,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.rddp.llp.LlpParameters;
+import org.rddp.llp.RtrType;
 import org.rddp.transport.mpa.MpaConnectionManager;
 import org.rddp.verbs.Connection;
 import org.rddp.verbs.ConnectionManager;
@@ -92,9 +94,8 @@ final class PingCommand implements Callable<Integer> {
                 err.println("rddp ping: connect error: " + e.getCause().getMessage());
                 return 1;
             }
-            out.println("client: connected to " + address.getHostAddress() + ":" + port + " over "
-                    + ping.queuePair().stream() + ", IRD " + connection.parameters().ird() + ", ORD "
-                    + connection.parameters().ord());
+            out.println("client: connected to " + address.getHostAddress() + ":" + port + " " + describe(ping,
+                    connection));
             out.flush();
             int pings = count == 0 ? Integer.MAX_VALUE : count;
             try {
@@ -135,8 +136,7 @@ final class PingCommand implements Callable<Integer> {
                 err.println("rddp ping: accept error: " + e.getCause().getMessage());
                 return 1;
             }
-            out.println("server: connected over " + ping.queuePair().stream() + ", IRD "
-                    + connection.parameters().ird() + ", ORD " + connection.parameters().ord());
+            out.println("server: connected " + describe(ping, connection));
             out.flush();
             try {
                 int served = ping.server(verify, verbose ? out::println : line -> { });
@@ -148,6 +148,14 @@ final class PingCommand implements Callable<Integer> {
                 return 1;
             }
         }
+    }
+
+    /** How the connection came out: transport, CRC and Markers, IRD/ORD, peer-to-peer RTR. */
+    static String describe(Ping ping, Connection connection) {
+        LlpParameters parameters = connection.parameters();
+        RtrType rtr = parameters.rtrToSend() != RtrType.NONE ? parameters.rtrToSend() : parameters.rtrToReceive();
+        return "over " + ping.queuePair().stream() + ", IRD " + parameters.ird() + ", ORD " + parameters.ord()
+                + (rtr == RtrType.NONE ? ", client-server" : ", peer-to-peer with " + rtr + " RTR");
     }
 
     /**

@@ -117,6 +117,16 @@ class PingCommandTest {
     }
 
     @Test
+    void aClientWhoseOnlyRtrTheServerCannotTakeGivesUpWithNoMatchingRtr() throws Exception {
+        String port = Integer.toString(freePort());
+        Run[] runs = pair(List.of("-a", "127.0.0.1", "-p", port), List.of("--rtr-types", "write", "--timeout", "5"),
+                List.of("--p2p", "send", "-C", "1"));
+        assertThat(runs[1].status()).isOne();
+        assertThat(runs[1].err()).contains("connect error: no matching RTR");
+        assertThat(runs[0].status()).isOne();
+    }
+
+    @Test
     void aServerWithASmallerBufferRefusesALargerPingClearly() throws Exception {
         String port = Integer.toString(freePort());
         Run[] runs = pair(List.of("-a", "127.0.0.1", "-p", port), List.of("-S", "64"), List.of("-S", "128", "-C",

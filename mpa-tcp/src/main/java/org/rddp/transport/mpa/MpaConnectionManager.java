@@ -482,8 +482,11 @@ public final class MpaConnectionManager implements ConnectionManager {
                 answer = EnhancedConnectionData.of(offer.peerToPeer(), rtr == RtrType.NONE ? Set.of() : Set.of(rtr),
                         settled.replyIrd(), settled.replyOrd());
             }
-            MpaStartupFrame reply = new MpaStartupFrame(MpaStartupFrame.Kind.REPLY, mpa.markers(), mpa.crc(), false,
-                    Math.min(request.revision(), mpa.revision()), answer, options.privateData());
+            // C: this side's preference, or the initiator's when it asked (RFC 5044 §7.1.1: CRCs are then used
+            // anyway); saying so keeps initiators that insist on seeing C in the Reply (siw's mpa_crc_required)
+            MpaStartupFrame reply = new MpaStartupFrame(MpaStartupFrame.Kind.REPLY, mpa.markers(),
+                    mpa.crc() || request.crc(), false, Math.min(request.revision(), mpa.revision()), answer,
+                    options.privateData());
             write(channel, reply.toByteArray());
             LlpParameters parameters = new LlpParameters(ird, ord, RtrType.NONE, rtr, true, DdpSegment.DDP_VERSION,
                     RdmapControl.RDMAP_VERSION, options.privateData(), request.privateData());
