@@ -27,11 +27,14 @@ import picocli.CommandLine.Spec;
  * {@code rddp ping}: rping's client and server (same options, same protocol: see {@link Ping}), over either
  * transport. Over MPA it talks to rdma-core's {@code rping} on any iWARP device (siw, hardware RNICs).
  */
-@Command(name = "ping", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "ping", sortOptions = false,
         description = "rping's ping-pong: the server RDMA Reads the client's buffer and RDMA Writes it back.")
 final class PingCommand implements Callable<Integer> {
     @ArgGroup(multiplicity = "1")
     Role role;
+
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help and exit")
+    boolean help;
 
     @Option(names = "-a", description = "address: to listen on (server) or of the server (client); "
             + "default: 127.0.0.1")
@@ -91,7 +94,7 @@ final class PingCommand implements Callable<Integer> {
                 connection = manager.connect(ping.queuePair(), new InetSocketAddress(address, port),
                         transport.connectOptions()).get(transport.setupTimeoutSeconds + 5L, TimeUnit.SECONDS);
             } catch (ExecutionException e) {
-                err.println("rddp ping: connect error: " + e.getCause().getMessage());
+                err.println("rddp ping: connect error: " + why(e.getCause()));
                 return 1;
             }
             out.println("client: connected to " + address.getHostAddress() + ":" + port + " " + describe(ping,
@@ -127,13 +130,13 @@ final class PingCommand implements Callable<Integer> {
                         }
                     });
                 })) {
-            out.println("server: listening on " + listener.address());
+            out.println("server: listening on " + listener.address() + transport.encapsulation(manager));
             out.flush();
             Connection connection;
             try {
                 connection = awaitClient(manager, accepted);
             } catch (ExecutionException e) {
-                err.println("rddp ping: accept error: " + e.getCause().getMessage());
+                err.println("rddp ping: accept error: " + why(e.getCause()));
                 return 1;
             }
             out.println("server: connected " + describe(ping, connection));
@@ -148,6 +151,11 @@ final class PingCommand implements Callable<Integer> {
                 return 1;
             }
         }
+    }
+
+    /** A failure's message, or its kind when it has none. */
+    static String why(Throwable failure) {
+        return failure.getMessage() != null ? failure.getMessage() : failure.toString();
     }
 
     /** How the connection came out: transport, CRC and Markers, IRD/ORD, peer-to-peer RTR. */

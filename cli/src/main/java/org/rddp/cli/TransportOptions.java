@@ -46,6 +46,10 @@ final class TransportOptions {
             + "encapsulates on (RFC 6951), when it is another process")
     Integer peerUdpPort;
 
+    @Option(names = "--udp-port", description = "usrsctp over UDP: this side's UDP port (RFC 6951); default: a "
+            + "free one, printed by the server")
+    Integer udpPort;
+
     @Option(names = "--mpa-rev", defaultValue = "2", description = "the highest MPA revision spoken: 1 or 2 "
             + "(RFC 6581); default: ${DEFAULT-VALUE}")
     int mpaRevision = 2;
@@ -96,6 +100,9 @@ final class TransportOptions {
     }
 
     private SctpStack sctpStack() throws IOException {
+        if (udpPort != null) {
+            System.setProperty(UsrsctpStack.UDP_PORT_PROPERTY, udpPort.toString()); // read once, when usrsctp starts
+        }
         if (peerUdpPort != null) {
             if (!sctpStack.startsWith("usrsctp") || "usrsctp-native".equals(sctpStack)) {
                 throw new IllegalArgumentException("--peer-udp-port is for usrsctp over UDP, not " + sctpStack);
@@ -103,6 +110,14 @@ final class TransportOptions {
             return UsrsctpStack.udp(peerUdpPort);
         }
         return SctpStacks.byName(sctpStack);
+    }
+
+    /** Where a peer finds this side beyond its address: usrsctp's UDP port, when SCTP runs over UDP. */
+    String encapsulation(ConnectionManager manager) {
+        return manager instanceof SctpConnectionManager sctp && sctp.stack().name().contains("udp")
+                ? " (SCTP over UDP port " + UsrsctpStack.udpPort() + ": clients give --peer-udp-port "
+                        + UsrsctpStack.udpPort() + ")"
+                : "";
     }
 
     /** The MPA settings these options make. */
