@@ -193,7 +193,13 @@ class SiwInteropGuestSuite {
     private static void assertConnected(Outcome outcome, String crc, String model) {
         assertThat(outcome.status()).as(outcome.all()).isZero();
         assertThat(outcome.out()).as(outcome.all()).contains(crc).contains(model).contains("data verified");
-        assertThat(outcome.rpingStatus()).as(outcome.all()).isZero();
+        assertThat(outcome.rping()).as(outcome.all()).contains("server ping data: rdma-ping-0: ")
+                .contains("server DISCONNECT EVENT");
+        // rping's server ends with status 0 once the client disconnects, unless its own teardown races: main closes
+        // the CM event channel while its CM thread still reads it, and that thread exits with the error
+        if (outcome.rpingStatus() != 0) {
+            assertThat(outcome.rping()).as(outcome.all()).endsWith("rdma_get_cm_event: Bad file descriptor\n");
+        }
     }
 
     private static void assertServed(Outcome outcome, int pings, String crc, String model) {
