@@ -193,15 +193,13 @@ class SiwInteropGuestSuite {
     private static void assertConnected(Outcome outcome, String crc, String model) {
         assertThat(outcome.status()).as(outcome.all()).isZero();
         assertThat(outcome.out()).as(outcome.all()).contains(crc).contains(model).contains("data verified");
+        // rping's server ends with status 0 once the client disconnects, unless its own teardown races (main closes
+        // the CM event channel while its CM thread still reads it, and that thread exits with the error); its -v
+        // lines and its stderr interleave mid-line, so look for its error messages rather than parse it
         assertThat(outcome.rping()).as(outcome.all()).contains("server ping data: rdma-ping-0: ")
-                .contains("server DISCONNECT EVENT");
-        // rping's server ends with status 0 once the client disconnects, unless its own teardown races: main closes
-        // the CM event channel while its CM thread still reads it, and that thread exits with the error
-        List<String> said = outcome.rping().lines().filter(line -> !line.startsWith("server ping data: ")).toList();
-        assertThat(said).as(outcome.all()).isSubsetOf("server DISCONNECT EVENT...", "wait for RDMA_READ_ADV state 10",
-                "rdma_get_cm_event: Bad file descriptor");
+                .doesNotContain("error ", "failed", "mismatch", "bogus");
         if (outcome.rpingStatus() != 0) {
-            assertThat(said).as(outcome.all()).contains("rdma_get_cm_event: Bad file descriptor");
+            assertThat(outcome.rping()).as(outcome.all()).contains("rdma_get_cm_event: Bad file descriptor");
         }
     }
 
@@ -209,8 +207,11 @@ class SiwInteropGuestSuite {
         assertThat(outcome.status()).as(outcome.all()).isZero();
         assertThat(outcome.out()).as(outcome.all()).contains(crc).contains(model)
                 .contains("server: client disconnected after " + pings + " pings, data verified");
-        assertThat(outcome.rpingStatus()).as(outcome.all()).isZero();
-        assertThat(outcome.rping()).as(outcome.all()).contains("ping data: rdma-ping-" + (pings - 1) + ": ");
+        assertThat(outcome.rping()).as(outcome.all()).contains("ping data: rdma-ping-" + (pings - 1) + ": ")
+                .doesNotContain("error ", "failed", "mismatch", "bogus");
+        if (outcome.rpingStatus() != 0) { // the same teardown race as rping's server's (see assertConnected)
+            assertThat(outcome.rping()).as(outcome.all()).contains("rdma_get_cm_event: Bad file descriptor");
+        }
     }
 
     /** rping -s on siw, then {@code rddp ping -c} with {@code ours} (and -V) against it. */
