@@ -20,7 +20,6 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.rddp.cli.Main;
 
 /**
@@ -163,11 +162,11 @@ class SiwInteropGuestSuite {
     }
 
     /**
-     * With {@code -Drddp.vm.full=true} only: in one of two suite runs rping's client never got past setup (our
-     * server had accepted and waited for its first message), while the same case alone passes; not understood yet.
+     * Runs first, on a fresh siw: once, after the other cases, rping's client never got past setup here (our server
+     * had accepted and waited for its first message), while the case alone passes; not understood yet.
      */
     @Test
-    @EnabledIfSystemProperty(named = "rddp.vm.full", matches = "true")
+    @Order(1)
     void rpingClientPeerToPeerWithAReadRtr() throws Exception {
         Outcome outcome = ourServer(Map.of("peer_to_peer", "Y"), List.of("--rtr-types", "read"), 20);
         assertServed(outcome, 20, "[CRC]", "peer-to-peer with READ RTR");
