@@ -4,7 +4,8 @@ module org.rddp.cli {
     requires org.rddp.transport.mpa;
     requires org.rddp.transport.sctp;
     requires info.picocli;
+    requires com.fasterxml.jackson.databind;
 
     exports org.rddp.cli;
-    opens org.rddp.cli to info.picocli;
+    opens org.rddp.cli to info.picocli, com.fasterxml.jackson.databind;
 }

@@ -29,6 +29,11 @@ public final class Main implements Callable<Integer> {
     /** Runs {@code rddp args}, printing to {@code out} and {@code err}; returns the exit status. */
     public static int run(String[] args, PrintStream out, PrintStream err) {
         CommandLine line = new CommandLine(new Main());
+        PerfCommand.all().forEach((name, command) -> {
+            CommandLine sub = new CommandLine(command);
+            sub.getCommandSpec().usageMessage().description(command.description());
+            line.addSubcommand(name, sub);
+        });
         line.setOut(new PrintWriter(out, true, StandardCharsets.UTF_8));
         line.setErr(new PrintWriter(err, true, StandardCharsets.UTF_8));
         line.setExecutionExceptionHandler((e, cmd, parsed) -> {

@@ -9,8 +9,6 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.EnumSet;
 import java.util.function.Consumer;
-import org.rddp.engine.QpEvent;
-import org.rddp.engine.WcStatus;
 import org.rddp.engine.WorkOpcode;
 import org.rddp.verbs.Access;
 import org.rddp.verbs.CompletionQueue;
@@ -52,36 +50,16 @@ public final class Ping implements AutoCloseable {
 
     private final Arena arena = Arena.ofAuto(); // freed when unreachable: no late access can fault
     private final int size;
-    private final Duration timeout;
-    private final CompletionQueue cq;
     private final QueuePair qp;
     private final MemoryRegion received;
     private final MemoryRegion sent;
     private final MemoryRegion rdma;
     private final MemoryRegion start;
-    private final WorkCompletion completion = new WorkCompletion();
-    /** The Terminate that ended the connection, if one did: a flush after it is a failure, not a disconnect. */
-    private volatile String terminated;
+    private final Completions completions;
     private final ArrayDeque<Advert> adverts = new ArrayDeque<>();
     private final ReceiveWorkRequest receive = new ReceiveWorkRequest(1);
     private final SendWorkRequest send = new SendWorkRequest(1);
     private final SendWorkRequest transfer = new SendWorkRequest(1);
-
-    /** What went wrong with a ping, and whether the peer just closed the connection. */
-    public static final class PingException extends Exception {
-        private static final long serialVersionUID = 1L;
-        private final boolean disconnected;
-
-        PingException(String message, boolean disconnected) {
-            super(message);
-            this.disconnected = disconnected;
-        }
-
-        /** Whether the connection closed (flushed work) rather than the protocol going wrong. */
-        public boolean disconnected() {
-            return disconnected;
-        }
-    }
 
     /** One side's buffers and queue pair on {@code device}, for pings of {@code size} octets. */
     public Ping(RdmaDevice device, int size, Duration timeout) {
@@ -89,14 +67,10 @@ public final class Ping implements AutoCloseable {
             throw new IllegalArgumentException("ping size " + size + " outside rping's " + MIN_SIZE + ".." + MAX_SIZE);
         }
         this.size = size;
-        this.timeout = timeout;
         ProtectionDomain pd = device.allocateProtectionDomain();
-        cq = device.createCompletionQueue(64);
-        qp = pd.createQueuePair(new QpAttributes(cq, cq, null, 16, 16, 1, true, (pair, event, terminate, detail) -> {
-            if (event == QpEvent.TERMINATE_SENT || event == QpEvent.TERMINATE_RECEIVED) {
-                terminated = (event == QpEvent.TERMINATE_SENT ? "sent" : "received") + " a Terminate: " + detail;
-            }
-        }));
+        CompletionQueue cq = device.createCompletionQueue(64);
+        completions = new Completions(cq, timeout);
+        qp = pd.createQueuePair(new QpAttributes(cq, cq, null, 16, 16, 1, true, completions.events()));
         received = register(pd, INFO, EnumSet.of(Access.LOCAL_WRITE));
         sent = register(pd, INFO, EnumSet.noneOf(Access.class));
         rdma = register(pd, size, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_READ, Access.REMOTE_WRITE));
@@ -139,7 +113,7 @@ public final class Ping implements AutoCloseable {
      * Runs {@code count} pings as the client on the connected queue pair. With {@code verify} the data written
      * back must equal the data read: the sink is cleared before each ping, so nothing stale passes.
      */
-    public void client(int count, boolean verify, Consumer<String> verbose) throws PingException {
+    public void client(int count, boolean verify, Consumer<String> verbose) throws PeerException {
         for (int ping = 0; ping < count; ping++) {
             start.memory().copyFrom(MemorySegment.ofArray(data(ping, size)));
             rdma.memory().fill((byte) 0);
@@ -148,7 +122,7 @@ public final class Ping implements AutoCloseable {
             advertise(rdma);
             next(WcOpcode.RECV, "the server's go-ahead after its RDMA Write (ping " + ping + ")");
             if (verify && rdma.memory().mismatch(start.memory()) >= 0) {
-                throw new PingException("data mismatch in ping " + ping + ": wrote back '" + text(rdma)
+                throw new PeerException("data mismatch in ping " + ping + ": wrote back '" + text(rdma)
                         + "' for '" + text(start) + "'", false);
             }
             verbose.accept("ping data: " + text(rdma));
@@ -159,19 +133,19 @@ public final class Ping implements AutoCloseable {
      * Serves pings as the server on the connected queue pair until the client disconnects; returns how many were
      * served. With {@code verify} the data read must be rping's for that ping.
      */
-    public int server(boolean verify, Consumer<String> verbose) throws PingException {
+    public int server(boolean verify, Consumer<String> verbose) throws PeerException {
         for (int ping = 0;; ping++) {
             Advert source;
             try {
                 source = nextAdvert("the client's source advertisement (ping " + ping + ")");
-            } catch (PingException e) {
+            } catch (PeerException e) {
                 if (e.disconnected()) {
                     return ping;
                 }
                 throw e;
             }
             if (source.length() > size) {
-                throw new PingException("the client advertises " + source.length() + " octets, more than this "
+                throw new PeerException("the client advertises " + source.length() + " octets, more than this "
                         + "server's " + size + " (give both the same size)", false);
             }
             rdma.memory().fill((byte) 0);
@@ -181,7 +155,7 @@ public final class Ping implements AutoCloseable {
             next(WcOpcode.RDMA_READ, "the RDMA Read of ping " + ping);
             if (verify && rdma.memory().asSlice(0, source.length())
                     .mismatch(MemorySegment.ofArray(data(ping, source.length()))) >= 0) {
-                throw new PingException("ping " + ping + " read '" + text(rdma) + "', not rping's data", false);
+                throw new PeerException("ping " + ping + " read '" + text(rdma) + "', not rping's data", false);
             }
             verbose.accept("server ping data: " + text(rdma));
             post(send, "go-ahead Send");
@@ -195,7 +169,7 @@ public final class Ping implements AutoCloseable {
         }
     }
 
-    private void advertise(MemoryRegion region) throws PingException {
+    private void advertise(MemoryRegion region) throws PeerException {
         MemorySegment info = sent.memory();
         info.set(ADDRESS, 0, region.iova());
         info.set(WORD, 8, region.rkey());
@@ -203,15 +177,15 @@ public final class Ping implements AutoCloseable {
         post(send, "advertisement Send");
     }
 
-    private void post(SendWorkRequest request, String what) throws PingException {
+    private void post(SendWorkRequest request, String what) throws PeerException {
         int status = qp.postSend(request);
         if (status != 0) {
-            throw new PingException("posting the " + what + " failed (" + status + "): " + qp, false);
+            throw new PeerException("posting the " + what + " failed (" + status + "): " + qp, false);
         }
     }
 
     /** The peer's next advertisement. */
-    private Advert nextAdvert(String what) throws PingException {
+    private Advert nextAdvert(String what) throws PeerException {
         if (adverts.isEmpty()) {
             next(WcOpcode.RECV, what);
         }
@@ -222,28 +196,12 @@ public final class Ping implements AutoCloseable {
      * Waits for the next completion of {@code expected}, passing over successful Send completions; a receive is
      * taken apart (it must be exactly 16 octets, as rping requires) and its receive posted again at once.
      */
-    private void next(WcOpcode expected, String what) throws PingException {
-        long deadline = System.nanoTime() + timeout.toNanos();
+    private void next(WcOpcode expected, String what) throws PeerException {
         while (true) {
-            if (!cq.poll(completion)) {
-                cq.requestNotification(false); // then poll once more: a completion may have come in between
-                if (!cq.poll(completion)) {
-                    await(deadline, what);
-                    continue;
-                }
-            }
-            if (completion.status() != WcStatus.SUCCESS) {
-                String terminate = terminated;
-                if (terminate != null) {
-                    throw new PingException("the connection ended waiting for " + what + ": " + terminate, false);
-                }
-                boolean flushed = completion.status() == WcStatus.WR_FLUSH_ERR;
-                throw new PingException((flushed ? "the connection closed" : "a work request failed") + " waiting for "
-                        + what + ": " + completion, flushed);
-            }
+            WorkCompletion completion = completions.next(what);
             if (completion.opcode() == WcOpcode.RECV) {
                 if (completion.byteLength() != INFO) {
-                    throw new PingException("received bogus data, size " + completion.byteLength() + " (rping's "
+                    throw new PeerException("received bogus data, size " + completion.byteLength() + " (rping's "
                             + "messages are " + INFO + " octets)", false);
                 }
                 MemorySegment info = received.memory();
@@ -253,19 +211,6 @@ public final class Ping implements AutoCloseable {
             if (completion.opcode() == expected) {
                 return;
             }
-        }
-    }
-
-    private void await(long deadline, String what) throws PingException {
-        long left = deadline - System.nanoTime();
-        if (left <= 0) {
-            throw new PingException("no answer within " + timeout.toSeconds() + " s waiting for " + what, false);
-        }
-        try {
-            cq.awaitNotification(Duration.ofNanos(Math.min(left, Duration.ofMillis(200).toNanos())));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new PingException("interrupted waiting for " + what, false);
         }
     }
 

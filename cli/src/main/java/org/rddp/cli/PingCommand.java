@@ -97,13 +97,12 @@ final class PingCommand implements Callable<Integer> {
                 err.println("rddp ping: connect error: " + why(e.getCause()));
                 return 1;
             }
-            out.println("client: connected to " + address.getHostAddress() + ":" + port + " " + describe(ping,
-                    connection));
+            out.println("client: connected to " + address.getHostAddress() + ":" + port + " " + describe(connection));
             out.flush();
             int pings = count == 0 ? Integer.MAX_VALUE : count;
             try {
                 ping.client(pings, verify, verbose ? out::println : line -> { });
-            } catch (Ping.PingException e) {
+            } catch (PeerException e) {
                 err.println("rddp ping: client failed: " + e.getMessage());
                 return 1;
             }
@@ -139,14 +138,14 @@ final class PingCommand implements Callable<Integer> {
                 err.println("rddp ping: accept error: " + why(e.getCause()));
                 return 1;
             }
-            out.println("server: connected " + describe(ping, connection));
+            out.println("server: connected " + describe(connection));
             out.flush();
             try {
                 int served = ping.server(verify, verbose ? out::println : line -> { });
                 out.println("server: client disconnected after " + served + " pings"
                         + (verify ? ", data verified" : ""));
                 return 0;
-            } catch (Ping.PingException e) {
+            } catch (PeerException e) {
                 err.println("rddp ping: server failed: " + e.getMessage());
                 return 1;
             }
@@ -159,10 +158,10 @@ final class PingCommand implements Callable<Integer> {
     }
 
     /** How the connection came out: transport, CRC and Markers, IRD/ORD, peer-to-peer RTR. */
-    static String describe(Ping ping, Connection connection) {
+    static String describe(Connection connection) {
         LlpParameters parameters = connection.parameters();
         RtrType rtr = parameters.rtrToSend() != RtrType.NONE ? parameters.rtrToSend() : parameters.rtrToReceive();
-        return "over " + ping.queuePair().stream() + ", IRD " + parameters.ird() + ", ORD " + parameters.ord()
+        return "over " + connection.queuePair().stream() + ", IRD " + parameters.ird() + ", ORD " + parameters.ord()
                 + (rtr == RtrType.NONE ? ", client-server" : ", peer-to-peer with " + rtr + " RTR");
     }
 

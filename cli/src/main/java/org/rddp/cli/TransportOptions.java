@@ -130,6 +130,22 @@ final class TransportOptions {
         return peerToPeer != null ? options.withPeerToPeer(peerToPeer) : options.withRtrTypes(EnumSet.copyOf(rtrTypes));
     }
 
+    /**
+     * For a client whose server sends the first message on the connection: over MPA that takes the peer-to-peer
+     * model (RFC 5044 §7.1.2 keeps a responder silent until the initiator's first FPDU; RFC 6581's RTR is that
+     * FPDU), so unless one was chosen the client asks for it with a Write RTR.
+     */
+    void serverSendsFirst() {
+        if (transport != Transport.MPA || peerToPeer != null) {
+            return;
+        }
+        if (mpaRevision < 2 || unenhanced) {
+            throw new IllegalArgumentException("over MPA the server may send first only in the peer-to-peer model "
+                    + "(RFC 6581): give MPA revision 2 with enhanced setup");
+        }
+        peerToPeer = RtrType.WRITE;
+    }
+
     /** What a client asks for. */
     ConnectOptions connectOptions() {
         boolean enhanced = !unenhanced && mpaRevision >= 2;

@@ -1,0 +1,130 @@
+package org.rddp.cli;
+
+import java.time.Duration;
+import org.rddp.engine.QpEvent;
+import org.rddp.engine.QpState;
+import org.rddp.engine.WcStatus;
+import org.rddp.verbs.CompletionQueue;
+import org.rddp.verbs.QpEventHandler;
+import org.rddp.verbs.QueuePair;
+import org.rddp.verbs.WcOpcode;
+import org.rddp.verbs.WorkCompletion;
+
+/**
+ * Takes completions off one completion queue for a command's single thread. When the queue is empty it sleeps on
+ * the queue's notification instead of spinning: on a machine with few cores a spinning poller takes the CPU the
+ * transport's own threads need to make the completions. A Terminate seen on the queue pair (through
+ * {@link #events()}) turns the flushes after it into a failure that says so, not a disconnect.
+ */
+final class Completions {
+    private static final long NAP = Duration.ofMillis(200).toNanos();
+    private static final long SPIN = Duration.ofNanos(50_000).toNanos();
+
+    private final CompletionQueue cq;
+    private final Duration timeout;
+    private final WorkCompletion completion = new WorkCompletion();
+    private volatile String terminated;
+
+    Completions(CompletionQueue cq, Duration timeout) {
+        this.cq = cq;
+        this.timeout = timeout;
+    }
+
+    /** The event handler for the queue pairs whose completions these are. */
+    QpEventHandler events() {
+        return (pair, event, terminate, detail) -> {
+            if (event == QpEvent.TERMINATE_SENT || event == QpEvent.TERMINATE_RECEIVED) {
+                terminated = (event == QpEvent.TERMINATE_SENT ? "sent" : "received") + " a Terminate: " + detail;
+            }
+        };
+    }
+
+    /**
+     * Fails when {@code qp} is no longer connected: for waits that watch memory (an RDMA Write's data, a credit),
+     * where no completion would say that the connection ended.
+     */
+    void check(QueuePair qp, String what) throws PeerException {
+        if (qp.state() != QpState.RTS) {
+            String terminate = terminated;
+            throw new PeerException("the connection ended (" + qp.state() + ") " + what
+                    + (terminate != null ? ": " + terminate : ""), terminate == null);
+        }
+    }
+
+    /** How long one step may wait for the peer. */
+    Duration timeout() {
+        return timeout;
+    }
+
+    /** The next completion, if one is there now; a failed one throws. */
+    WorkCompletion poll() throws PeerException {
+        return cq.poll(completion) ? checked("the next completion") : null;
+    }
+
+    /**
+     * The next successful completion, waiting at most the timeout for it; a failed one throws, {@code what}
+     * saying what was awaited. {@code batch} completions may be asked for before waking (1: any).
+     */
+    WorkCompletion next(String what, int batch) throws PeerException {
+        return next(what, batch, timeout);
+    }
+
+    /** {@link #next(String, int)}, waiting up to {@code wait}. */
+    WorkCompletion next(String what, int batch, Duration wait) throws PeerException {
+        long deadline = System.nanoTime() + wait.toNanos();
+        while (!cq.poll(completion)) {
+            cq.requestNotification(batch); // then poll once more: a completion may have come in between
+            if (cq.poll(completion)) {
+                break;
+            }
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                throw new PeerException("no answer within " + wait.toSeconds() + " s waiting for " + what);
+            }
+            try {
+                cq.awaitNotification(Duration.ofNanos(Math.min(left, NAP)));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new PeerException("interrupted waiting for " + what);
+            }
+        }
+        return checked(what);
+    }
+
+    /**
+     * The next successful completion, polled busily for a few tens of microseconds before sleeping on the
+     * notification: for latency runs, where a wake-up would be most of what is measured.
+     */
+    WorkCompletion spin(String what) throws PeerException {
+        long until = System.nanoTime() + SPIN;
+        do {
+            if (cq.poll(completion)) {
+                return checked(what);
+            }
+            Thread.onSpinWait();
+        } while (System.nanoTime() - until < 0);
+        return next(what);
+    }
+
+    /** {@link #next(String, int)} waking for any completion. */
+    WorkCompletion next(String what) throws PeerException {
+        return next(what, 1);
+    }
+
+    private WorkCompletion checked(String what) throws PeerException {
+        if (completion.status() == WcStatus.SUCCESS) {
+            return completion;
+        }
+        String terminate = terminated;
+        if (terminate != null) {
+            throw new PeerException("the connection ended waiting for " + what + ": " + terminate);
+        }
+        if (completion.status() == WcStatus.LOC_LEN_ERR && completion.opcode() == WcOpcode.RECV) {
+            throw new PeerException("a Send of " + completion.byteLength() + " octets overflowed the receive posted "
+                    + "for it, waiting for " + what);
+        }
+        boolean flushed = completion.status() == WcStatus.WR_FLUSH_ERR;
+        throw new PeerException((flushed ? "the connection closed" : "a work request failed") + " waiting for "
+                + what + ": " + completion, flushed);
+    }
+}
