@@ -1,10 +1,12 @@
 /** The rddp command-line tool: perftest- and rping-style tools over either transport. */
+@SuppressWarnings("requires-automatic") // jfreechart names its module in its manifest only
 module org.rddp.cli {
     requires transitive org.rddp.verbs;
     requires org.rddp.transport.mpa;
     requires org.rddp.transport.sctp;
     requires info.picocli;
     requires com.fasterxml.jackson.databind;
+    requires org.jfree.jfreechart;
 
     exports org.rddp.cli;
     opens org.rddp.cli to info.picocli, com.fasterxml.jackson.databind;

@@ -47,12 +47,17 @@ public sealed interface PerfResult permits PerfResult.Bandwidth, PerfResult.Late
             double averageUsec, double stdevUsec, double p99Usec, double p999Usec) implements PerfResult {
         /** From samples in nanoseconds, each {@code divisor} times the latency (2 for a round trip). */
         static Latency of(int bytes, long[] nanos, int divisor) {
+            return of(bytes, nanos.length, nanos, divisor);
+        }
+
+        /** From samples of a run of {@code iterations} (perftest leaves its slowest out of the samples). */
+        static Latency of(int bytes, long iterations, long[] nanos, int divisor) {
             long[] sorted = nanos.clone();
             Arrays.sort(sorted);
             double scale = 1e3 * divisor;
             double mean = Arrays.stream(sorted).average().orElse(0);
             double variance = Arrays.stream(sorted).mapToDouble(v -> (v - mean) * (v - mean)).average().orElse(0);
-            return new Latency(bytes, sorted.length, sorted[0] / scale, sorted[sorted.length - 1] / scale,
+            return new Latency(bytes, iterations, sorted[0] / scale, sorted[sorted.length - 1] / scale,
                     at(sorted, 0.5) / scale, mean / scale, Math.sqrt(variance) / scale, at(sorted, 0.99) / scale,
                     at(sorted, 0.999) / scale);
         }

@@ -628,7 +628,7 @@ final class PerfSession {
 
     private PerfResult.Latency latency(int size, long[] posted) {
         if (posted.length < 2) {
-            return PerfResult.Latency.of(size, new long[] {0}, test.rttFactor());
+            return PerfResult.Latency.of(size, posted.length, new long[] {0}, test.rttFactor());
         }
         long[] deltas = new long[posted.length - 1];
         for (int i = 0; i < deltas.length; i++) {
@@ -636,7 +636,7 @@ final class PerfSession {
         }
         java.util.Arrays.sort(deltas);
         int kept = deltas.length > LATENCY_TAIL ? deltas.length - LATENCY_TAIL : deltas.length; // as perftest
-        return PerfResult.Latency.of(size, java.util.Arrays.copyOf(deltas, kept), test.rttFactor());
+        return PerfResult.Latency.of(size, posted.length, java.util.Arrays.copyOf(deltas, kept), test.rttFactor());
     }
 
     private void post(DataQp data, SendWorkRequest request, String what) throws PeerException {

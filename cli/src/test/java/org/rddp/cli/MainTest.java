@@ -13,7 +13,7 @@ class MainTest {
     void theDemoPrintsRealFramesAndDecodesThemBack() {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int status = Main.run(new String[0], new PrintStream(out, true, StandardCharsets.UTF_8),
+        int status = Main.run(new String[] {"demo"}, new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8));
         String printed = out.toString(StandardCharsets.UTF_8);
         assertThat(status).as(err.toString(StandardCharsets.UTF_8)).isZero();
