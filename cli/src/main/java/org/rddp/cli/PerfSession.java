@@ -24,6 +24,7 @@ import org.rddp.verbs.AcceptOptions;
 import org.rddp.verbs.Access;
 import org.rddp.verbs.CompletionQueue;
 import org.rddp.verbs.ConnectOptions;
+import org.rddp.verbs.Connection;
 import org.rddp.verbs.ConnectionManager;
 import org.rddp.verbs.ConnectionRequest;
 import org.rddp.verbs.MemoryRegion;
@@ -195,7 +196,7 @@ final class PerfSession {
             }
             DataQp data = qps.get(i);
             data.qp = createQp();
-            await(request.accept(data.qp, options), "data connection " + (i + 1));
+            connected(await(request.accept(data.qp, options), "data connection " + (i + 1)), i);
         }
         control.exchange(Dest.ZERO.encode(), "handshake after the data connections");
         run(results);
@@ -259,7 +260,7 @@ final class PerfSession {
         for (int attempt = 0; attempt < CONNECT_ATTEMPTS; attempt++) {
             QueuePair qp = createQp();
             try {
-                await(manager.connect(qp, server, options), "data connection " + (index + 1));
+                connected(await(manager.connect(qp, server, options), "data connection " + (index + 1)), index);
                 return qp;
             } catch (PeerException e) {
                 last = e;
@@ -267,6 +268,10 @@ final class PerfSession {
             }
         }
         throw last;
+    }
+
+    private void connected(Connection connection, int index) {
+        info.accept(" data connection " + (index + 1) + " " + PingCommand.describe(connection));
     }
 
     private <T> T await(java.util.concurrent.CompletableFuture<T> future, String what)

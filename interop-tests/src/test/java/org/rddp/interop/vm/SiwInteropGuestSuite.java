@@ -33,6 +33,8 @@ import org.rddp.cli.Main;
 class SiwInteropGuestSuite {
     /** siw0's address (dummy0). */
     static final String ADDRESS = "192.0.2.1";
+    static final Map<String, String> SIW_DEFAULTS = Map.of("mpa_version", "2", "peer_to_peer", "N",
+            "mpa_crc_required", "N", "mpa_crc_strict", "N");
     private static final Path PARAMETERS = Path.of("/sys/module/siw/parameters");
     private static final AtomicInteger PORTS = new AtomicInteger(7174);
     private static final Map<Process, Path> LOGS = new java.util.concurrent.ConcurrentHashMap<>();
@@ -49,7 +51,7 @@ class SiwInteropGuestSuite {
 
     @BeforeEach
     void siwDefaults() throws IOException {
-        siw(Map.of("mpa_version", "2", "peer_to_peer", "N", "mpa_crc_required", "N", "mpa_crc_strict", "N"));
+        siw(SIW_DEFAULTS);
     }
 
     // ---- our client, rping's server (siw the MPA responder)
@@ -263,6 +265,11 @@ class SiwInteropGuestSuite {
         List<String> line = new ArrayList<>(List.of("rping"));
         line.addAll(args);
         line.addAll(more);
+        return tool(line);
+    }
+
+    /** One of rdma-core's tools, its output (both streams) in a file that {@link #finish} reads. */
+    static Process tool(List<String> line) throws IOException {
         Path log = Files.createTempFile("rping-", ".log");
         log.toFile().deleteOnExit();
         Process process = new ProcessBuilder(line).redirectErrorStream(true).redirectOutput(log.toFile()).start();
@@ -270,7 +277,8 @@ class SiwInteropGuestSuite {
         return process;
     }
 
-    private static Outcome finish(int status, String[] ran, Process rping, long seconds) throws Exception {
+    /** Waits up to {@code seconds} for the tool to end (then kills it), and puts both sides' output together. */
+    static Outcome finish(int status, String[] ran, Process rping, long seconds) throws Exception {
         String ending = "";
         if (!rping.waitFor(seconds, TimeUnit.SECONDS)) {
             rping.destroyForcibly();
@@ -282,7 +290,7 @@ class SiwInteropGuestSuite {
     }
 
     /** Runs {@code rddp args} here; completes {@code listening} (if given) once it listens. */
-    private static int rddp(List<String> args, String[] printed, CompletableFuture<Void> listening) {
+    static int rddp(List<String> args, String[] printed, CompletableFuture<Void> listening) {
         ByteArrayOutputStream out = new ByteArrayOutputStream() {
             @Override
             public synchronized void write(byte[] b, int off, int len) {
@@ -305,7 +313,8 @@ class SiwInteropGuestSuite {
         }
     }
 
-    private static void siw(Map<String, String> parameters) throws IOException {
+    /** Sets siw's module parameters. */
+    static void siw(Map<String, String> parameters) throws IOException {
         for (Map.Entry<String, String> parameter : parameters.entrySet()) {
             Files.writeString(PARAMETERS.resolve(parameter.getKey()), parameter.getValue());
         }
@@ -315,7 +324,7 @@ class SiwInteropGuestSuite {
      * Waits until rping's listener is in the kernel's TCP table (siw listens on a kernel socket), or rping has
      * exited: rping prints nothing when it is ready.
      */
-    private static void awaitListening(int port, Process rping) throws Exception {
+    static void awaitListening(int port, Process rping) throws Exception {
         String local = String.format(Locale.ROOT, ":%04X ", port);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (rping.isAlive() && System.nanoTime() < deadline) {
@@ -329,6 +338,7 @@ class SiwInteropGuestSuite {
             }
             rping.waitFor(20, TimeUnit.MILLISECONDS); // wakes at once if rping exits
         }
-        throw new AssertionError("rping -s never listened on port " + port + " (alive: " + rping.isAlive() + ")");
+        throw new AssertionError(rping.info().command().orElse("the tool") + " never listened on port "
+                + port + " (alive: " + rping.isAlive() + ")");
     }
 }
