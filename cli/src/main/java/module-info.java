@@ -7,6 +7,7 @@ module org.rddp.cli {
     requires info.picocli;
     requires com.fasterxml.jackson.databind;
     requires org.jfree.jfreechart;
+    requires java.desktop; // the charts: jfreechart draws with AWT, and as an automatic module it requires nothing
 
     exports org.rddp.cli;
     opens org.rddp.cli to info.picocli, com.fasterxml.jackson.databind;
