@@ -2,11 +2,13 @@ package org.rddp.cli;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.text.DecimalFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.LogAxis;
+import org.jfree.chart.axis.NumberTickUnit;
 import org.jfree.chart.plot.XYPlot;
 import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
 import org.jfree.data.xy.XYSeries;
@@ -33,8 +35,11 @@ final class Chart {
         lines.values().forEach(data::addSeries);
         LogAxis size = new LogAxis("message size, octets");
         size.setBase(2);
-        size.setMinorTickMarksVisible(true);
+        size.setTickUnit(new NumberTickUnit(2)); // every fourfold size, printed as a number
+        size.setNumberFormatOverride(new DecimalFormat("#,##0"));
         LogAxis measure = new LogAxis(unit);
+        measure.setTickUnit(new NumberTickUnit(1)); // every decade
+        measure.setNumberFormatOverride(new DecimalFormat("#,##0.##"));
         XYPlot plot = new XYPlot(data, size, measure, new XYLineAndShapeRenderer(true, true));
         JFreeChart chart = new JFreeChart(title, JFreeChart.DEFAULT_TITLE_FONT, plot, true);
         ChartUtils.saveChartAsPNG(file.toFile(), chart, WIDTH, HEIGHT);

@@ -52,7 +52,7 @@ final class Compare {
         }
 
         long iterations(int size) {
-            return Math.clamp(bandwidthBytes / size, 100, 20_000);
+            return Math.clamp(bandwidthBytes / size, 100, 50_000);
         }
     }
 
@@ -70,16 +70,27 @@ final class Compare {
     }
 
     static final String BANDWIDTH = "bandwidth";
+    private static final int WARM_UP_SIZE = 4096;
+    private static final int WARM_UP_ITERATIONS = 2000;
     static final String LATENCY = "latency";
 
     private Compare() {
     }
 
-    /** Runs {@code plan}, saying what it is at through {@code progress}. */
+    /**
+     * Runs {@code plan}, saying what it is at through {@code progress}; first each series once at 4 KiB, unmeasured,
+     * so that the first size does not measure the JIT compiler.
+     */
     static Results run(Plan plan, TransportOptions mpa, TransportOptions sctp, Consumer<String> progress)
             throws Exception {
         List<Point> points = new ArrayList<>();
         Duration timeout = Duration.ofSeconds(60);
+        progress.accept("compare: warming up (JIT) on every series, not measured");
+        Plan warmUp = new Plan(List.of(WARM_UP_SIZE), (long) WARM_UP_SIZE * WARM_UP_ITERATIONS, WARM_UP_ITERATIONS,
+                WARM_UP_SIZE, plan.series(), plan.sctpStack());
+        if (!plan.equals(warmUp)) {
+            run(warmUp, mpa, sctp, line -> { });
+        }
         for (int size : plan.sizes()) {
             long iterations = plan.iterations(size);
             boolean latency = size <= plan.latencyMax();
