@@ -26,7 +26,7 @@ final class CompareCommand implements Callable<Integer> {
     List<Integer> sizes = List.of(64, 256, 1024, 4096, 16384, 65536, 262144, 1048576);
 
     @Option(names = "--mib-per-point", defaultValue = "32", description = "MiB moved per bandwidth point (100 to "
-            + "20000 messages); default: ${DEFAULT-VALUE}")
+            + "50000 messages); default: ${DEFAULT-VALUE}")
     int mibPerPoint = 32;
 
     @Option(names = "--latency-iters", defaultValue = "500", description = "round trips per latency point; "

@@ -15,7 +15,6 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.rddp.cli.Perftest.Test;
-import org.rddp.transport.mpa.MpaConnectionManager;
 import org.rddp.verbs.Connection;
 import org.rddp.verbs.ConnectionManager;
 import org.rddp.verbs.ConnectionRequest;
@@ -194,13 +193,13 @@ final class PerfCommand implements Callable<Integer> {
     /** The first connection request; over MPA a connection refused before reaching the server ends the wait. */
     private static ConnectionRequest awaitClient(ConnectionManager manager, BlockingQueue<ConnectionRequest> requests)
             throws InterruptedException, PeerException {
-        String before = manager instanceof MpaConnectionManager mpa ? mpa.lastRefusal() : null;
+        String before = TransportOptions.lastRefusal(manager);
         while (true) {
             ConnectionRequest request = requests.poll(100, TimeUnit.MILLISECONDS);
             if (request != null) {
                 return request;
             }
-            String refusal = manager instanceof MpaConnectionManager mpa ? mpa.lastRefusal() : null;
+            String refusal = TransportOptions.lastRefusal(manager);
             if (refusal != null && !refusal.equals(before)) {
                 throw new PeerException("refused the client's connection: " + refusal);
             }

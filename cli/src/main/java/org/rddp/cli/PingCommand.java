@@ -12,7 +12,6 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.rddp.llp.LlpParameters;
 import org.rddp.llp.RtrType;
-import org.rddp.transport.mpa.MpaConnectionManager;
 import org.rddp.verbs.Connection;
 import org.rddp.verbs.ConnectionManager;
 import org.rddp.verbs.Listener;
@@ -171,12 +170,12 @@ final class PingCommand implements Callable<Integer> {
      */
     private static Connection awaitClient(ConnectionManager manager, CompletableFuture<Connection> accepted)
             throws InterruptedException, ExecutionException {
-        String before = manager instanceof MpaConnectionManager mpa ? mpa.lastRefusal() : null;
+        String before = TransportOptions.lastRefusal(manager);
         while (true) {
             try {
                 return accepted.get(100, TimeUnit.MILLISECONDS);
             } catch (TimeoutException e) {
-                String refusal = manager instanceof MpaConnectionManager mpa ? mpa.lastRefusal() : null;
+                String refusal = TransportOptions.lastRefusal(manager);
                 if (refusal != null && !refusal.equals(before)) {
                     throw new ExecutionException(new java.io.IOException("refused the client's connection: "
                             + refusal));

@@ -165,6 +165,14 @@ final class TransportOptions {
         return privateData == null ? PrivateData.EMPTY : PrivateData.of(privateData.getBytes(StandardCharsets.UTF_8));
     }
 
+    /**
+     * Over MPA, the last connection the manager refused before its Request reached the listener's handler (not
+     * MPA, a revision it does not speak), or null: a server waiting for its one client stops on a new one.
+     */
+    static String lastRefusal(ConnectionManager manager) {
+        return manager instanceof MpaConnectionManager mpa ? mpa.lastRefusal() : null;
+    }
+
     /** The local address this machine sends from towards {@code remote}. */
     static InetAddress localFor(InetAddress remote) {
         if (remote.isLoopbackAddress()) {
