@@ -443,11 +443,7 @@ final class PerfSession {
                     if (!send) {
                         request.remote(data.remote.rkey(), data.remote.vaddr() + offset);
                     }
-                    int status = data.qp.postSend(request);
-                    if (status != 0) {
-                        throw new PeerException("posting " + test.opcode + " " + data.posted + " failed (" + status
-                                + "): " + data.qp);
-                    }
+                    post(data, request, test.opcode + " " + data.posted);
                     meter.start();
                     data.posted++;
                 }
@@ -508,7 +504,8 @@ final class PerfSession {
         long iterations = settings.iterations();
         int every = Math.max(1, rxDepth / 3);
         Meter meter = new Meter(size);
-        while (iterations == 0 ? !meter.over() : qps.stream().anyMatch(data -> data.received < iterations)) {
+        long due = iterations * qps.size(); // receives still to come, counted down rather than recounted each time
+        while (iterations == 0 ? !meter.over() : due > 0) {
             WorkCompletion completion = completions.next("a Send from the client");
             if (completion.opcode() != WcOpcode.RECV) {
                 continue; // a credit Write done
@@ -524,6 +521,7 @@ final class PerfSession {
             }
             meter.start();
             data.received++;
+            due--;
             meter.tick();
             if (iterations == 0 || data.receivesPosted < iterations) {
                 receive.wrId(i).sge(0, data.buffer, half, size);
@@ -533,10 +531,7 @@ final class PerfSession {
             if ((data.received % rxDepth) % every == 0) {
                 data.credit.memory().set(CREDIT_VALUE, CREDIT_SOURCE, (int) data.received);
                 credit.wrId(i).sge(0, data.credit, CREDIT_SOURCE, 4).remote(data.remote.rkey(), data.remote.vaddr());
-                int status = data.qp.postSend(credit);
-                if (status != 0) {
-                    throw new PeerException("posting a credit failed (" + status + "): " + data.qp);
-                }
+                post(data, credit, "a credit");
             }
             report(meter, size);
         }
