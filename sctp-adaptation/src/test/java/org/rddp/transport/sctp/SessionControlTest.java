@@ -105,7 +105,8 @@ class SessionControlTest {
 
     @Test
     void acceptedSessionOnTheWire() throws Exception {
-        try (Listener listener = listen(); RawPeer peer = RawPeer.connect(address, DdpSctp.ADAPTATION_INDICATION)) {
+        try (Listener listener = listen();
+                RawSctpPeer peer = RawSctpPeer.connect(address, DdpSctp.ADAPTATION_INDICATION)) {
             peer.control(5, 0, new SessionControl.Initiate(HELLO));
             ConnectionRequest request = request();
             assertThat(request.privateData()).isEqualTo(HELLO);
@@ -116,7 +117,7 @@ class SessionControlTest {
             qp.postReceive(new ReceiveWorkRequest(1).wrId(1).sge(0, sink, 0, 64));
             CompletableFuture<Connection> accepted = request.accept(qp, new AcceptOptions(NO, 1, 1));
 
-            RawPeer.Chunk accept = peer.next();
+            RawSctpPeer.Chunk accept = peer.next();
             assertThat(accept.streamId()).as("the like-numbered stream").isEqualTo(5);
             assertThat(accept.unordered()).as("U bit").isTrue();
             assertThat(accept.ddpSsn()).as("first chunk of the session").isZero();
@@ -130,7 +131,7 @@ class SessionControlTest {
 
             SendWorkRequest reply = new SendWorkRequest(1).opcode(WorkOpcode.SEND).wrId(2).noSge();
             assertThat(qp.postSend(reply)).isZero();
-            RawPeer.Chunk segment = peer.next();
+            RawSctpPeer.Chunk segment = peer.next();
             assertThat(segment.ppid()).isEqualTo(DdpSctp.PPID_DDP_SEGMENT);
             assertThat(segment.unordered()).isTrue();
             assertThat(segment.ddpSsn()).isEqualTo(1); // after our Accept
@@ -138,7 +139,7 @@ class SessionControlTest {
             next(); // the Send's own completion
 
             peer.control(5, 2, new SessionControl.Terminate());
-            RawPeer.Chunk terminate = peer.next();
+            RawSctpPeer.Chunk terminate = peer.next();
             assertThat(terminate.control()).isEqualTo(new SessionControl.Terminate());
             assertThat(terminate.octets()).as("a Terminate carries no private data").hasSize(4);
             assertThat(terminate.ddpSsn()).isEqualTo(2);
@@ -155,7 +156,8 @@ class SessionControlTest {
     })
     void enhancedAcceptNegotiatesIrdAndOrd(int iIrd, int iOrd, int maxIrd, int wantOrd, int replyIrd, int replyOrd)
             throws Exception {
-        try (Listener listener = listen(); RawPeer peer = RawPeer.connect(address, DdpSctp.ADAPTATION_INDICATION)) {
+        try (Listener listener = listen();
+                RawSctpPeer peer = RawSctpPeer.connect(address, DdpSctp.ADAPTATION_INDICATION)) {
             peer.control(0, 0, new SessionControl.EnhancedInitiate(EnhancedConnectionData.clientServer(iIrd, iOrd),
                     HELLO));
             ConnectionRequest request = request();
@@ -163,7 +165,7 @@ class SessionControlTest {
             assertThat(request.initiatorIrd()).isEqualTo(iIrd);
             assertThat(request.initiatorOrd()).isEqualTo(iOrd);
             request.accept(queuePair(), new AcceptOptions(PrivateData.EMPTY, maxIrd, wantOrd));
-            RawPeer.Chunk accept = peer.next();
+            RawSctpPeer.Chunk accept = peer.next();
             assertThat(accept.control().functionCode()).isEqualTo(FunctionCode.ENHANCED_ACCEPT);
             assertThat(accept.control().enhancedData()).contains(EnhancedConnectionData.clientServer(replyIrd,
                     replyOrd));
@@ -172,10 +174,11 @@ class SessionControlTest {
 
     @Test
     void aUlpRejectIsARejectAndAnEnhancedOneAnEnhancedReject() throws Exception {
-        try (Listener listener = listen(); RawPeer peer = RawPeer.connect(address, DdpSctp.ADAPTATION_INDICATION)) {
+        try (Listener listener = listen();
+                RawSctpPeer peer = RawSctpPeer.connect(address, DdpSctp.ADAPTATION_INDICATION)) {
             peer.control(1, 0, new SessionControl.Initiate(HELLO));
             request().reject(NO);
-            RawPeer.Chunk reject = peer.next();
+            RawSctpPeer.Chunk reject = peer.next();
             assertThat(reject.streamId()).isEqualTo(1);
             assertThat(reject.control()).isEqualTo(new SessionControl.Reject(NO));
 
@@ -187,11 +190,12 @@ class SessionControlTest {
 
     @Test
     void tooManyInitiatesWaitingForTheUlpGetATerminate() throws Exception {
-        try (Listener listener = listen(); RawPeer peer = RawPeer.connect(address, DdpSctp.ADAPTATION_INDICATION)) {
+        try (Listener listener = listen();
+                RawSctpPeer peer = RawSctpPeer.connect(address, DdpSctp.ADAPTATION_INDICATION)) {
             for (int sid = 0; sid <= SctpConnectionManager.PENDING_LIMIT; sid++) {
                 peer.control(sid, 0, new SessionControl.Initiate(PrivateData.EMPTY));
             }
-            RawPeer.Chunk answer = peer.next();
+            RawSctpPeer.Chunk answer = peer.next();
             assertThat(answer.streamId()).isEqualTo(SctpConnectionManager.PENDING_LIMIT);
             assertThat(answer.control()).as("the non-ULP reject of RFC 5043 §6.4")
                     .isEqualTo(new SessionControl.Terminate());
@@ -209,7 +213,8 @@ class SessionControlTest {
     @ParameterizedTest
     @org.junit.jupiter.params.provider.EnumSource(Illegal.class)
     void anIllegalChunkEndsTheSessionWithATerminateButNotTheAssociation(Illegal illegal) throws Exception {
-        try (Listener listener = listen(); RawPeer peer = RawPeer.connect(address, DdpSctp.ADAPTATION_INDICATION)) {
+        try (Listener listener = listen();
+                RawSctpPeer peer = RawSctpPeer.connect(address, DdpSctp.ADAPTATION_INDICATION)) {
             int sid = 3;
             switch (illegal) {
                 case SEGMENT_WITHOUT_SESSION -> peer.segment(sid, 0, send(1, 4));
@@ -230,7 +235,7 @@ class SessionControlTest {
                 case TRUNCATED_CHUNK -> peer.send(sid, DdpSctp.PPID_SESSION_CONTROL, true, new byte[] {0});
                 default -> throw new IllegalStateException(illegal.name());
             }
-            RawPeer.Chunk answer = peer.next();
+            RawSctpPeer.Chunk answer = peer.next();
             assertThat(answer.streamId()).isEqualTo(sid);
             assertThat(answer.unordered()).isTrue();
             assertThat(answer.control()).isEqualTo(new SessionControl.Terminate());
@@ -246,7 +251,8 @@ class SessionControlTest {
     @ParameterizedTest
     @CsvSource({"BAD_DDP_SSN", "SECOND_INITIATE"})
     void anIllegalChunkInsideAnOpenSessionReachesTheQueuePair(String what) throws Exception {
-        try (Listener listener = listen(); RawPeer peer = RawPeer.connect(address, DdpSctp.ADAPTATION_INDICATION)) {
+        try (Listener listener = listen();
+                RawSctpPeer peer = RawSctpPeer.connect(address, DdpSctp.ADAPTATION_INDICATION)) {
             peer.control(0, 0, new SessionControl.Initiate(PrivateData.EMPTY));
             request().accept(queuePair(), new AcceptOptions(PrivateData.EMPTY, 1, 1)).get(10, TimeUnit.SECONDS);
             peer.next(); // Accept
@@ -262,7 +268,8 @@ class SessionControlTest {
 
     @Test
     void anAssociationThatIsNotDdpIsRefused() throws Exception {
-        try (Listener listener = listen(); RawPeer peer = RawPeer.connect(address, 0x1234)) {
+        try (Listener listener = listen();
+                RawSctpPeer peer = RawSctpPeer.connect(address, 0x1234)) {
             peer.control(0, 0, new SessionControl.Initiate(PrivateData.EMPTY)); // may already fail: it is refused
             assertThat(peer.awaitDown()).as("RFC 5043 §5.1: no DDP on an association without the indication")
                     .isTrue();
@@ -276,11 +283,11 @@ class SessionControlTest {
 
     @Test
     void initiateOnTheWireAndAPlainAccept() throws Exception {
-        CompletableFuture<RawPeer> raw = RawPeer.listen(address, DdpSctp.ADAPTATION_INDICATION);
+        CompletableFuture<RawSctpPeer> raw = RawSctpPeer.listen(address, DdpSctp.ADAPTATION_INDICATION);
         CompletableFuture<Connection> connecting = ours.connect(queuePair(), address, new ConnectOptions(HELLO, false,
                 2, 2, false, Set.of(), Duration.ofSeconds(10)));
-        try (RawPeer peer = raw.get(10, TimeUnit.SECONDS)) {
-            RawPeer.Chunk initiate = peer.next();
+        try (RawSctpPeer peer = raw.get(10, TimeUnit.SECONDS)) {
+            RawSctpPeer.Chunk initiate = peer.next();
             assertThat(initiate.unordered()).isTrue();
             assertThat(initiate.ddpSsn()).isZero();
             assertThat(initiate.control()).isEqualTo(new SessionControl.Initiate(HELLO));
@@ -288,7 +295,7 @@ class SessionControlTest {
             Connection connection = connecting.get(10, TimeUnit.SECONDS);
             assertThat(connection.parameters().remotePrivateData()).isEqualTo(NO);
             connection.disconnect();
-            RawPeer.Chunk terminate = peer.next();
+            RawSctpPeer.Chunk terminate = peer.next();
             assertThat(terminate.ddpSsn()).isEqualTo(1);
             assertThat(terminate.control()).isEqualTo(new SessionControl.Terminate());
         }
@@ -299,11 +306,11 @@ class SessionControlTest {
     void refusalsReachTheInitiator(String answer) throws Exception {
         boolean enhanced = !answer.equals("REJECT") && !answer.equals("ENHANCED_ACCEPT_TO_PLAIN")
                 && !answer.equals("TERMINATE");
-        CompletableFuture<RawPeer> raw = RawPeer.listen(address, DdpSctp.ADAPTATION_INDICATION);
+        CompletableFuture<RawSctpPeer> raw = RawSctpPeer.listen(address, DdpSctp.ADAPTATION_INDICATION);
         CompletableFuture<Connection> connecting = ours.connect(queuePair(), address, new ConnectOptions(HELLO,
                 enhanced, 2, 2, false, Set.of(), Duration.ofSeconds(10)));
-        try (RawPeer peer = raw.get(10, TimeUnit.SECONDS)) {
-            RawPeer.Chunk initiate = peer.next();
+        try (RawSctpPeer peer = raw.get(10, TimeUnit.SECONDS)) {
+            RawSctpPeer.Chunk initiate = peer.next();
             int sid = initiate.streamId();
             switch (answer) {
                 case "REJECT" -> peer.control(sid, 0, new SessionControl.Reject(NO));
@@ -334,7 +341,7 @@ class SessionControlTest {
                 default -> {
                     assertThat(cause).isInstanceOfSatisfying(ConnectionRejectedException.class,
                             e -> assertThat(e.getMessage()).contains("insufficient IRD"));
-                    RawPeer.Chunk rdmapTerminate = peer.next(); // RFC 6581 §9.1: a TERM with 0x2/0x0/0x06 first
+                    RawSctpPeer.Chunk rdmapTerminate = peer.next(); // RFC 6581 §9.1: a TERM with 0x2/0x0/0x06 first
                     assertThat(rdmapTerminate.ppid()).isEqualTo(DdpSctp.PPID_DDP_SEGMENT);
                     assertThat(org.rddp.rdmap.TerminateHeader.decode(MemorySegment.ofArray(rdmapTerminate.octets()),
                             2 + 18, rdmapTerminate.octets().length - 20).cause())
@@ -347,7 +354,7 @@ class SessionControlTest {
 
     @Test
     void connectingToANonDdpListenerFailsClearly() throws Exception {
-        CompletableFuture<RawPeer> raw = RawPeer.listen(address, 0x1234);
+        CompletableFuture<RawSctpPeer> raw = RawSctpPeer.listen(address, 0x1234);
         CompletableFuture<Connection> connecting = ours.connect(queuePair(), address, ConnectOptions.of(1, 1));
         Throwable failure = catchThrowable(() -> connecting.get(15, TimeUnit.SECONDS));
         assertThat(failure.getCause()).hasMessageContaining("not DDP");
