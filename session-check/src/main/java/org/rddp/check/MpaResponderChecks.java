@@ -122,22 +122,16 @@ public final class MpaResponderChecks {
                         "no FPDU (the connection closed, or left to the ULP)"), this::reject),
                 new Step(new Verdict.Case("bad-key", "RFC 5044 §7.1.2 (3)", "a Reply with the Request's key",
                         "the connection closed, no FPDU"), (check, connection, request) -> malformed(check,
-                                connection, request, RawMpaPeer.frame(MpaStartupFrame.Kind.REQUEST.key(), flags(request),
-                                        request.frame().revision(), 0, new byte[0]))),
+                                connection, request, MpaStartupFrame.Kind.REQUEST, 0)),
                 new Step(new Verdict.Case("pd-513", "RFC 5044 §7.1.1 (PD_Length)", "a Reply with PD_Length 513",
                         "the connection closed, no FPDU"), (check, connection, request) -> malformed(check,
-                                connection, request, RawMpaPeer.frame(MpaStartupFrame.Kind.REPLY.key(), flags(request),
-                                        request.frame().revision(), 513, new byte[513]))),
+                                connection, request, MpaStartupFrame.Kind.REPLY, 513)),
                 new Step(new Verdict.Case("ird-short", "RFC 6581 §9.1", "an enhanced Reply with ORD one more than "
                         + "the initiator's IRD", "an RDMAP Terminate with MPA error 0x06 (insufficient IRD), the "
                         + "connection closed"), this::irdShort),
                 new Step(new Verdict.Case("no-rtr", "RFC 6581 §9.2", "a peer-to-peer Reply offering only an RTR "
                         + "type the initiator did not offer", "an RDMAP Terminate with MPA error 0x07 (no matching "
                         + "RTR), the connection closed"), this::noRtr));
-    }
-
-    private static int flags(Request request) {
-        return request.crc() ? MpaStartupFrame.CRC_FLAG : 0;
     }
 
     private Verdict accept(Verdict.Case check, RawMpaPeer connection, Request request) throws IOException {
@@ -202,9 +196,11 @@ public final class MpaResponderChecks {
                 after.end() != null);
     }
 
-    private Verdict malformed(Verdict.Case check, RawMpaPeer connection, Request request, byte[] reply)
-            throws IOException {
-        connection.send(reply);
+    /** Answers with a Reply frame carrying {@code key}'s key and PD_Length {@code pdLength}. */
+    private Verdict malformed(Verdict.Case check, RawMpaPeer connection, Request request, MpaStartupFrame.Kind key,
+            int pdLength) throws IOException {
+        connection.send(RawMpaPeer.frame(key.key(), request.crc() ? MpaStartupFrame.CRC_FLAG : 0,
+                request.frame().revision(), pdLength, new byte[pdLength]));
         MpaEvents after = MpaEvents.fpdu(connection, false, wait);
         return check.judged(request.describe() + "; then: " + after.describe(MpaStartupFrame.Kind.REQUEST),
                 after.closed());
