@@ -54,6 +54,29 @@ final class SctpEvents {
         return null;
     }
 
+    /** Puts {@code chunk} back, to be read first (a new session's Initiate that a case was not waiting for). */
+    void putBack(RawSctpPeer.Chunk chunk) {
+        kept.computeIfAbsent(chunk.streamId(), id -> new ArrayDeque<>()).addFirst(chunk);
+    }
+
+    /** The next chunk on any stream within {@code wait}, kept ones first; null if none. */
+    RawSctpPeer.Chunk any(Duration wait) throws InterruptedException {
+        for (ArrayDeque<RawSctpPeer.Chunk> queue : kept.values()) {
+            if (!queue.isEmpty()) {
+                return queue.poll();
+            }
+        }
+        if (down != null) {
+            return null;
+        }
+        try {
+            return peer.next(wait);
+        } catch (IOException e) {
+            down = e.getMessage();
+            return null;
+        }
+    }
+
     /** Why nothing came: the association is down, or the peer was silent. */
     String silence(Duration wait) {
         return down != null ? down : "nothing on the stream for " + wait.toMillis() + " ms";
