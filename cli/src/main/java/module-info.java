@@ -4,6 +4,7 @@ module org.rddp.cli {
     requires transitive org.rddp.verbs;
     requires org.rddp.transport.mpa;
     requires org.rddp.transport.sctp;
+    requires org.rddp.check;
     requires info.picocli;
     requires com.fasterxml.jackson.databind;
     requires org.jfree.jfreechart;

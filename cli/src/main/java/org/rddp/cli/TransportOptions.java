@@ -99,7 +99,8 @@ final class TransportOptions {
         };
     }
 
-    private SctpStack sctpStack() throws IOException {
+    /** The SCTP backend the options name, with the peer's UDP port when one is given. */
+    SctpStack sctpStack() throws IOException {
         if (udpPort != null) {
             System.setProperty(UsrsctpStack.UDP_PORT_PROPERTY, udpPort.toString()); // read once, when usrsctp starts
         }

@@ -26,11 +26,16 @@ class PingCommandTest {
 
     /** Runs the command; completes {@code listening} once it prints that it listens. */
     static Run rddp(CompletableFuture<Void> listening, String... args) {
+        return rddpUntil(listening, "server: listening on", args);
+    }
+
+    /** Runs the command; completes {@code listening} once it prints {@code marker}. */
+    static Run rddpUntil(CompletableFuture<Void> listening, String marker, String... args) {
         ByteArrayOutputStream out = new ByteArrayOutputStream() {
             @Override
             public synchronized void write(byte[] b, int off, int len) {
                 super.write(b, off, len);
-                if (toString(StandardCharsets.UTF_8).contains("server: listening on")) {
+                if (toString(StandardCharsets.UTF_8).contains(marker)) {
                     listening.complete(null);
                 }
             }
