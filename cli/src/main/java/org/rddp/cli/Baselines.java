@@ -3,197 +3,220 @@ package org.rddp.cli;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
-import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
+import java.time.Duration;
 import java.util.concurrent.locks.LockSupport;
 import org.rddp.sctp.DdpSctp;
 import org.rddp.transport.sctp.SctpSocket;
-import org.rddp.transport.sctp.SctpStack;
 
 /**
- * The raw baselines RDDP is compared with, measured the same way on loopback in this process: a plain TCP socket
- * (for RDDP over MPA) and a raw SCTP socket of the same backend (for RDDP over SCTP). Bandwidth: one thread sends
- * {@code iterations} messages of {@code size} octets, another receives them; the time runs from the first send to
- * the last octet received. Latency: one thread bounces {@code size} octets from one end to the other and back;
- * half of each round trip, reported as perftest reports Send latency.
+ * The raw baselines RDDP is compared with: a plain TCP socket (for RDDP over MPA) and a raw SCTP socket of the same
+ * backend (for RDDP over SCTP), each as the two ends of one connection, which {@link CompareEnds} runs in one
+ * process or in two.
+ *
+ * <p>Bandwidth: the sender sends {@code iterations} messages of {@code size} octets; the receiver reads them all and
+ * answers the last octet with a one-octet acknowledgement. The time runs at the sender, from the first send to that
+ * acknowledgement: the time to the last octet plus one small one-way trip, measured on one clock, so the same
+ * between processes and hosts as in one process. Latency: the pinger sends {@code size} octets, the echo sends them
+ * back; half of each round trip, as perftest reports Send latency.
  */
 final class Baselines {
     /** The largest raw SCTP message sent: larger sizes go as several (usrsctp's default send buffer is 256 KiB). */
     static final int SCTP_MESSAGE = 64 << 10;
     private static final int RECEIVE_BUFFER = 1 << 20;
+    /** Polls of a socket before its thread parks until the socket's ready hook wakes it. */
+    private static final int SPINS = 2_000;
 
     private Baselines() {
     }
 
-    /** TCP bandwidth: {@code iterations} writes of {@code size} octets through one connection. */
-    static PerfResult.Bandwidth tcpBandwidth(int size, long iterations) throws Exception {
-        SocketChannel[] pair = tcpPair();
-        try (SocketChannel sender = pair[0]; SocketChannel receiver = pair[1]) {
-            long total = size * iterations;
-            CompletableFuture<Long> done = new CompletableFuture<>();
-            Thread.ofPlatform().name("tcp-baseline-receiver").daemon().start(() -> {
-                ByteBuffer in = ByteBuffer.allocateDirect(RECEIVE_BUFFER);
-                try {
-                    for (long received = 0; received < total;) {
-                        in.clear();
-                        int read = receiver.read(in);
-                        if (read < 0) {
-                            throw new IOException("closed after " + received + " of " + total + " octets");
-                        }
-                        received += read;
-                    }
-                    done.complete(System.nanoTime());
-                } catch (IOException e) {
-                    done.completeExceptionally(e);
-                }
-            });
-            ByteBuffer out = ByteBuffer.allocateDirect(size);
+    /** As MPA's own socket: no Nagle delay. */
+    static SocketChannel noDelay(SocketChannel channel) throws IOException {
+        channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
+        return channel;
+    }
+
+    // -------------------------------------------------------------------------------------------------------------
+    // TCP
+
+    /** TCP bandwidth, the sender's end: {@code iterations} writes of {@code size} octets, then the acknowledgement. */
+    static PerfResult.Bandwidth tcpSend(SocketChannel channel, int size, long iterations) throws IOException {
+        ByteBuffer out = ByteBuffer.allocateDirect(size);
+        ByteBuffer ack = ByteBuffer.allocateDirect(1);
+        long start = System.nanoTime();
+        for (long i = 0; i < iterations; i++) {
+            out.clear();
+            while (out.hasRemaining()) {
+                channel.write(out);
+            }
+        }
+        readFully(channel, ack, "the receiver's acknowledgement");
+        return PerfResult.Bandwidth.of(size, iterations, System.nanoTime() - start, 0);
+    }
+
+    /** TCP bandwidth, the receiver's end: reads {@code total} octets, then acknowledges the last. */
+    static void tcpSink(SocketChannel channel, long total) throws IOException {
+        ByteBuffer in = ByteBuffer.allocateDirect(RECEIVE_BUFFER);
+        for (long received = 0; received < total;) {
+            in.clear().limit((int) Math.min(in.capacity(), total - received));
+            int read = channel.read(in);
+            if (read < 0) {
+                throw new IOException("the sender closed after " + received + " of " + total + " octets");
+            }
+            received += read;
+        }
+        ByteBuffer ack = ByteBuffer.allocateDirect(1);
+        while (ack.hasRemaining()) {
+            channel.write(ack);
+        }
+    }
+
+    /** TCP latency, the pinger's end: {@code iterations} round trips of {@code size} octets. */
+    static PerfResult.Latency tcpPing(SocketChannel channel, int size, int iterations) throws IOException {
+        ByteBuffer buffer = ByteBuffer.allocateDirect(size);
+        long[] rtt = new long[iterations];
+        for (int i = 0; i < iterations; i++) {
             long start = System.nanoTime();
-            for (long i = 0; i < iterations; i++) {
-                out.clear();
-                while (out.hasRemaining()) {
-                    sender.write(out);
-                }
+            buffer.clear();
+            while (buffer.hasRemaining()) {
+                channel.write(buffer);
             }
-            long end = done.get(5, TimeUnit.MINUTES);
-            return PerfResult.Bandwidth.of(size, iterations, end - start, 0);
+            readFully(channel, buffer.clear(), "the echo of message " + i);
+            rtt[i] = System.nanoTime() - start;
+        }
+        return PerfResult.Latency.of(size, rtt, 2);
+    }
+
+    /** TCP latency, the echo's end: sends each of {@code iterations} messages of {@code size} octets back. */
+    static void tcpEcho(SocketChannel channel, int size, int iterations) throws IOException {
+        ByteBuffer buffer = ByteBuffer.allocateDirect(size);
+        for (int i = 0; i < iterations; i++) {
+            readFully(channel, buffer.clear(), "message " + i);
+            buffer.flip();
+            while (buffer.hasRemaining()) {
+                channel.write(buffer);
+            }
         }
     }
 
-    /** TCP latency: {@code iterations} round trips of {@code size} octets. */
-    static PerfResult.Latency tcpLatency(int size, int iterations) throws IOException {
-        SocketChannel[] pair = tcpPair();
-        try (SocketChannel near = pair[0]; SocketChannel far = pair[1]) {
-            ByteBuffer buffer = ByteBuffer.allocateDirect(size);
-            long[] rtt = new long[iterations];
-            for (int i = 0; i < iterations; i++) {
-                long start = System.nanoTime();
-                bounce(near, far, buffer);
-                bounce(far, near, buffer);
-                rtt[i] = System.nanoTime() - start;
-            }
-            return PerfResult.Latency.of(size, rtt, 2);
-        }
-    }
-
-    private static void bounce(SocketChannel from, SocketChannel to, ByteBuffer buffer) throws IOException {
-        buffer.clear();
+    private static void readFully(SocketChannel channel, ByteBuffer buffer, String what) throws IOException {
         while (buffer.hasRemaining()) {
-            from.write(buffer);
-        }
-        buffer.clear();
-        while (buffer.hasRemaining()) {
-            if (to.read(buffer) < 0) {
-                throw new IOException("closed mid-message");
+            if (channel.read(buffer) < 0) {
+                throw new IOException("the peer closed the connection before " + what);
             }
         }
     }
 
-    private static SocketChannel[] tcpPair() throws IOException {
-        InetAddress loopback = InetAddress.getLoopbackAddress();
-        try (ServerSocketChannel listener = ServerSocketChannel.open().bind(new InetSocketAddress(loopback, 0))) {
-            SocketChannel client = SocketChannel.open(listener.getLocalAddress());
-            SocketChannel server = listener.accept();
-            for (SocketChannel channel : new SocketChannel[] {client, server}) {
-                channel.setOption(StandardSocketOptions.TCP_NODELAY, true); // as MPA's own socket
-            }
-            return new SocketChannel[] {client, server};
-        }
+    // -------------------------------------------------------------------------------------------------------------
+    // SCTP
+
+    /** Raw SCTP bandwidth, the sender's end: messages of at most 64 KiB, unordered, then the acknowledgement. */
+    static PerfResult.Bandwidth sctpSend(SctpSocket socket, int size, long iterations, Duration timeout)
+            throws IOException {
+        Waiter waiter = new Waiter(socket, timeout);
+        MemorySegment out = Arena.ofAuto().allocate(Math.min(size, SCTP_MESSAGE));
+        MemorySegment in = Arena.ofAuto().allocate(RECEIVE_BUFFER);
+        SctpSocket.ReceivedMessage info = new SctpSocket.ReceivedMessage();
+        long start = System.nanoTime();
+        send(socket, out, size * iterations, waiter);
+        receive(socket, in, info, 1, waiter, "the receiver's acknowledgement");
+        return PerfResult.Bandwidth.of(size, iterations, System.nanoTime() - start, 0);
     }
 
-    /** Raw SCTP bandwidth on {@code stack}: {@code iterations} messages of {@code size} octets, unordered. */
-    static PerfResult.Bandwidth sctpBandwidth(SctpStack stack, int size, long iterations) throws Exception {
-        SctpSocket[] pair = sctpPair(stack);
-        try (SctpSocket sender = pair[0]; SctpSocket receiver = pair[1]) {
-            long total = size * iterations;
-            CompletableFuture<Long> done = new CompletableFuture<>();
-            Thread reader = Thread.ofPlatform().name("sctp-baseline-receiver").daemon().start(() -> {
-                MemorySegment in = Arena.ofAuto().allocate(RECEIVE_BUFFER);
-                SctpSocket.ReceivedMessage info = new SctpSocket.ReceivedMessage();
-                Thread self = Thread.currentThread();
-                receiver.onReady(() -> LockSupport.unpark(self));
-                try {
-                    for (long received = 0; received < total;) {
-                        int length = receiver.receive(in, info);
-                        if (length > 0 && info.kind == SctpSocket.ReceivedMessage.DATA) {
-                            received += length;
-                        } else if (length == SctpSocket.WOULD_BLOCK) {
-                            LockSupport.parkNanos(1_000_000); // woken by the ready hook
-                        }
-                    }
-                    done.complete(System.nanoTime());
-                } catch (IOException e) {
-                    done.completeExceptionally(e);
-                }
-            });
-            MemorySegment out = Arena.ofAuto().allocate(Math.min(size, SCTP_MESSAGE));
-            Thread writer = Thread.currentThread();
-            sender.onReady(() -> LockSupport.unpark(writer));
+    /** Raw SCTP bandwidth, the receiver's end: receives {@code total} octets, then acknowledges the last. */
+    static void sctpSink(SctpSocket socket, long total, Duration timeout) throws IOException {
+        Waiter waiter = new Waiter(socket, timeout);
+        MemorySegment in = Arena.ofAuto().allocate(RECEIVE_BUFFER);
+        receive(socket, in, new SctpSocket.ReceivedMessage(), total, waiter, total + " octets");
+        send(socket, Arena.ofAuto().allocate(1), 1, waiter);
+    }
+
+    /** Raw SCTP latency, the pinger's end: {@code iterations} round trips of one {@code size}-octet message. */
+    static PerfResult.Latency sctpPing(SctpSocket socket, int size, int iterations, Duration timeout)
+            throws IOException {
+        Waiter waiter = new Waiter(socket, timeout);
+        MemorySegment out = Arena.ofAuto().allocate(size);
+        MemorySegment in = Arena.ofAuto().allocate(RECEIVE_BUFFER);
+        SctpSocket.ReceivedMessage info = new SctpSocket.ReceivedMessage();
+        long[] rtt = new long[iterations];
+        for (int i = 0; i < iterations; i++) {
             long start = System.nanoTime();
-            for (long sent = 0; sent < total;) {
-                int length = (int) Math.min(out.byteSize(), total - sent);
-                if (sender.send(out, 0, length, 1, DdpSctp.PPID_DDP_SEGMENT, true) > 0) {
-                    sent += length;
-                } else {
-                    LockSupport.parkNanos(1_000_000); // woken by the ready hook when the send buffer drains
-                }
-            }
-            long end = done.get(5, TimeUnit.MINUTES);
-            reader.join();
-            return PerfResult.Bandwidth.of(size, iterations, end - start, 0);
+            send(socket, out, size, waiter);
+            receive(socket, in, info, size, waiter, "the echo of message " + i);
+            rtt[i] = System.nanoTime() - start;
+        }
+        return PerfResult.Latency.of(size, rtt, 2);
+    }
+
+    /** Raw SCTP latency, the echo's end: sends each of {@code iterations} messages of {@code size} octets back. */
+    static void sctpEcho(SctpSocket socket, int size, int iterations, Duration timeout) throws IOException {
+        Waiter waiter = new Waiter(socket, timeout);
+        MemorySegment out = Arena.ofAuto().allocate(size);
+        MemorySegment in = Arena.ofAuto().allocate(RECEIVE_BUFFER);
+        SctpSocket.ReceivedMessage info = new SctpSocket.ReceivedMessage();
+        for (int i = 0; i < iterations; i++) {
+            receive(socket, in, info, size, waiter, "message " + i);
+            send(socket, out, size, waiter);
         }
     }
 
-    /** Raw SCTP latency on {@code stack}: {@code iterations} round trips of one {@code size}-octet message. */
-    static PerfResult.Latency sctpLatency(SctpStack stack, int size, int iterations) throws Exception {
-        SctpSocket[] pair = sctpPair(stack);
-        try (SctpSocket near = pair[0]; SctpSocket far = pair[1]) {
-            MemorySegment out = Arena.ofAuto().allocate(size);
-            MemorySegment in = Arena.ofAuto().allocate(RECEIVE_BUFFER);
-            SctpSocket.ReceivedMessage info = new SctpSocket.ReceivedMessage();
-            long[] rtt = new long[iterations];
-            for (int i = 0; i < iterations; i++) {
-                long start = System.nanoTime();
-                bounce(near, far, out, in, info);
-                bounce(far, near, out, in, info);
-                rtt[i] = System.nanoTime() - start;
+    /** Sends {@code total} octets as messages of at most the size of {@code out}. */
+    private static void send(SctpSocket socket, MemorySegment out, long total, Waiter waiter) throws IOException {
+        int round = 0;
+        for (long sent = 0; sent < total;) {
+            int length = (int) Math.min(out.byteSize(), total - sent);
+            if (socket.send(out, 0, length, 1, DdpSctp.PPID_DDP_SEGMENT, true) > 0) {
+                sent += length;
+                round = 0;
+            } else {
+                waiter.await(round++, "room to send");
             }
-            return PerfResult.Latency.of(size, rtt, 2);
         }
     }
 
-    private static void bounce(SctpSocket from, SctpSocket to, MemorySegment out, MemorySegment in,
-            SctpSocket.ReceivedMessage info) throws IOException {
-        while (from.send(out, 0, (int) out.byteSize(), 1, DdpSctp.PPID_DDP_SEGMENT, true) < 0) {
-            Thread.onSpinWait();
+    /** Receives data messages until {@code total} octets came; notifications other than a lost association pass. */
+    private static void receive(SctpSocket socket, MemorySegment in, SctpSocket.ReceivedMessage info, long total,
+            Waiter waiter, String what) throws IOException {
+        int round = 0;
+        for (long received = 0; received < total;) {
+            int length = socket.receive(in, info);
+            if (length == SctpSocket.WOULD_BLOCK) {
+                waiter.await(round++, what);
+            } else if (info.kind == SctpSocket.ReceivedMessage.DATA) {
+                received += length;
+                round = 0;
+            } else if (info.kind == SctpSocket.ReceivedMessage.ASSOCIATION_DOWN
+                    || info.kind == SctpSocket.ReceivedMessage.SHUTDOWN) {
+                throw new IOException("the association went down after " + received + " of " + total
+                        + " octets, waiting for " + what);
+            }
         }
-        while (true) { // polled: a message is seen as soon as the stack queues it
-            int length = to.receive(in, info);
-            if (length > 0 && info.kind == SctpSocket.ReceivedMessage.DATA) {
+    }
+
+    /**
+     * How a thread waits on a non-blocking SCTP socket: polls it for a while (a message is seen as soon as the
+     * stack queues it), then parks until the socket's ready hook wakes it; gives up after the timeout.
+     */
+    private static final class Waiter {
+        private final long deadline;
+
+        Waiter(SctpSocket socket, Duration timeout) {
+            Thread owner = Thread.currentThread();
+            socket.onReady(() -> LockSupport.unpark(owner));
+            deadline = System.nanoTime() + timeout.toNanos();
+        }
+
+        void await(int round, String what) throws IOException {
+            if (round < SPINS) {
+                Thread.onSpinWait();
                 return;
             }
-            Thread.onSpinWait();
-        }
-    }
-
-    private static SctpSocket[] sctpPair(SctpStack stack) throws Exception {
-        InetAddress loopback = InetAddress.getLoopbackAddress();
-        CompletableFuture<SctpSocket> accepted = new CompletableFuture<>();
-        try (SctpStack.Listening listening = stack.listen(new InetSocketAddress(loopback, 0), 8,
-                DdpSctp.ADAPTATION_INDICATION)) {
-            listening.start(accepted::complete);
-            SctpSocket client = stack.connect(new InetSocketAddress(loopback, 0), listening.address(), 8,
-                    DdpSctp.ADAPTATION_INDICATION);
-            SctpSocket server = accepted.get(10, TimeUnit.SECONDS);
-            client.onReady(() -> { });
-            server.onReady(() -> { });
-            return new SctpSocket[] {client, server};
+            LockSupport.parkNanos(1_000_000); // woken by the ready hook; the nap bounds a missed wake-up
+            if (System.nanoTime() - deadline > 0) {
+                throw new IOException("timed out waiting for " + what);
+            }
         }
     }
 }

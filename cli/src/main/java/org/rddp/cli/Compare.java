@@ -3,21 +3,19 @@ package org.rddp.cli;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.Consumer;
-import org.rddp.cli.Perftest.Test;
 import org.rddp.transport.sctp.SctpStack;
 
 /**
  * The cross-transport comparison: for each message size, RDMA Write bandwidth and Send ping-pong latency of RDDP
  * over MPA and over SCTP, next to the raw baselines of each (a plain TCP socket; a raw SCTP socket of the same
- * backend), all on loopback in this process. RDDP runs through the perftest-style sessions of {@code write-bw}
- * and {@code send-lat} ({@link PerfPair}); the baselines through {@link Baselines}.
+ * backend). Each point runs as two ends ({@link CompareEnds}): both in this process on loopback, or the server end
+ * in a responder elsewhere ({@link ComparePeer}, {@link CompareResponder}); the table, JSON and charts are the same.
  */
 final class Compare {
     /** The columns: each transport's RDDP next to its baseline. */
@@ -38,7 +36,7 @@ final class Compare {
      * What to measure.
      *
      * @param sizes            message sizes
-     * @param bandwidthBytes   octets moved per bandwidth point (iterations: this over the size, 100..20000)
+     * @param bandwidthBytes   octets moved per bandwidth point (iterations: this over the size, 100..50000)
      * @param latencyIterations round trips per latency point
      * @param latencyMax       the largest size latency is measured at
      * @param series           what to run
@@ -56,12 +54,69 @@ final class Compare {
         }
     }
 
+    /**
+     * One measurement to make, as the initiator asks the responder for it: a series, bandwidth or latency, a size,
+     * and messages (bandwidth) or round trips (latency).
+     */
+    record Task(Series series, String kind, int size, long iterations) {
+        /** The most messages or round trips one point may ask for. */
+        static final long MAX_ITERATIONS = 10_000_000;
+
+        Task {
+            if (!kind.equals(BANDWIDTH) && !kind.equals(LATENCY)) {
+                throw new IllegalArgumentException("a measure is " + BANDWIDTH + " or " + LATENCY + ", not " + kind);
+            }
+            if (size < 1 || size > Perftest.MAX_SIZE) {
+                throw new IllegalArgumentException("size " + size + " outside 1.." + Perftest.MAX_SIZE);
+            }
+            if (iterations < 1 || iterations > MAX_ITERATIONS) {
+                throw new IllegalArgumentException("iterations " + iterations + " outside 1.." + MAX_ITERATIONS);
+            }
+        }
+
+        boolean bandwidth() {
+            return kind.equals(BANDWIDTH);
+        }
+
+        /** As the control connection carries it: {@code SERIES kind size iterations}. */
+        String encode() {
+            return series.name() + " " + kind + " " + size + " " + iterations;
+        }
+
+        /** The inverse of {@link #encode}; anything else is an {@link IllegalArgumentException} saying what. */
+        static Task parse(String text) {
+            String[] words = text.trim().split(" +");
+            if (words.length != 4) {
+                throw new IllegalArgumentException("a point is SERIES KIND SIZE ITERATIONS, not '" + text + "'");
+            }
+            Series series;
+            try {
+                series = Series.valueOf(words[0]);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("no series " + words[0] + "; there are "
+                        + java.util.Arrays.toString(Series.values()));
+            }
+            try {
+                return new Task(series, words[1], Integer.parseInt(words[2]), Long.parseLong(words[3]));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("size and iterations are numbers, not '" + words[2] + " "
+                        + words[3] + "'");
+            }
+        }
+    }
+
+    /** Measures one point: both ends in this process, or the server end in a responder. */
+    @FunctionalInterface
+    interface Measure {
+        PerfResult run(Task task) throws Exception;
+    }
+
     /** One point: a series at a size. */
     record Point(String series, String kind, int bytes, long iterations, double value, String unit) {
     }
 
-    /** Everything measured, for the table, the JSON and the chart. */
-    record Results(String sctpStack, List<Integer> sizes, List<Point> points) {
+    /** Everything measured, for the table, the JSON and the chart; {@code setup} says where the ends ran. */
+    record Results(String setup, String sctpStack, List<Integer> sizes, List<Point> points) {
         /** The value of {@code series} and {@code kind} at {@code size}, or NaN when not measured. */
         double value(Series series, String kind, int size) {
             return points.stream().filter(p -> p.series().equals(series.label) && p.kind().equals(kind)
@@ -73,65 +128,47 @@ final class Compare {
     private static final int WARM_UP_SIZE = 4096;
     private static final int WARM_UP_ITERATIONS = 2000;
     static final String LATENCY = "latency";
+    /** Where the in-process comparison runs. */
+    static final String IN_PROCESS = "both ends in one process, loopback";
 
     private Compare() {
     }
 
+    /** Both ends of every point in this process, on loopback, over these transports. */
+    static Measure inProcess(CompareEnds.Transports transports) {
+        return task -> CompareEnds.inProcess(task, transports);
+    }
+
     /**
-     * Runs {@code plan}, saying what it is at through {@code progress}; first each series once at 4 KiB, unmeasured,
-     * so that the first size does not measure the JIT compiler.
+     * Runs {@code plan} through {@code measure}, saying what it is at through {@code progress}; first each series
+     * once at 4 KiB, unmeasured, so that the first size does not measure the JIT compiler (of both ends).
      */
-    static Results run(Plan plan, TransportOptions mpa, TransportOptions sctp, Consumer<String> progress)
-            throws Exception {
+    static Results run(Plan plan, Measure measure, String setup, Consumer<String> progress) throws Exception {
         List<Point> points = new ArrayList<>();
-        Duration timeout = Duration.ofSeconds(60);
         progress.accept("compare: warming up (JIT) on every series, not measured");
         Plan warmUp = new Plan(List.of(WARM_UP_SIZE), (long) WARM_UP_SIZE * WARM_UP_ITERATIONS, WARM_UP_ITERATIONS,
                 WARM_UP_SIZE, plan.series(), plan.sctpStack());
         if (!plan.equals(warmUp)) {
-            run(warmUp, mpa, sctp, line -> { });
+            run(warmUp, measure, setup, line -> { });
         }
         for (int size : plan.sizes()) {
             long iterations = plan.iterations(size);
             boolean latency = size <= plan.latencyMax();
             for (Series series : plan.series()) {
                 progress.accept(String.format(Locale.ROOT, "compare: %s, %d octets", series.label, size));
-                PerfResult.Bandwidth bandwidth = switch (series) {
-                    case TCP_SOCKET -> Baselines.tcpBandwidth(size, iterations);
-                    case SCTP_SOCKET -> Baselines.sctpBandwidth(plan.sctpStack(), size, iterations);
-                    case RDDP_MPA -> rddpBandwidth(mpa, size, iterations, timeout);
-                    case RDDP_SCTP -> rddpBandwidth(sctp, size, iterations, timeout);
-                };
+                PerfResult.Bandwidth bandwidth = (PerfResult.Bandwidth) measure.run(new Task(series, BANDWIDTH, size,
+                        iterations));
                 points.add(new Point(series.label, BANDWIDTH, size, bandwidth.iterations(), bandwidth.averageMbps(),
                         "MB/sec"));
                 if (latency) {
-                    int rounds = plan.latencyIterations();
-                    PerfResult.Latency result = switch (series) {
-                        case TCP_SOCKET -> Baselines.tcpLatency(size, rounds);
-                        case SCTP_SOCKET -> Baselines.sctpLatency(plan.sctpStack(), size, rounds);
-                        case RDDP_MPA -> rddpLatency(mpa, size, rounds, timeout);
-                        case RDDP_SCTP -> rddpLatency(sctp, size, rounds, timeout);
-                    };
+                    PerfResult.Latency result = (PerfResult.Latency) measure.run(new Task(series, LATENCY, size,
+                            plan.latencyIterations()));
                     points.add(new Point(series.label, LATENCY, size, result.iterations(), result.typicalUsec(),
                             "usec"));
                 }
             }
         }
-        return new Results(plan.sctpStack() == null ? null : plan.sctpStack().name(), plan.sizes(), points);
-    }
-
-    private static PerfResult.Bandwidth rddpBandwidth(TransportOptions transport, int size, long iterations,
-            Duration timeout) throws Exception {
-        PerfSession.Settings settings = new PerfSession.Settings(Test.WRITE_BW, List.of(size), (int) iterations, 0,
-                Test.WRITE_BW.defaultTxDepth(), 1, 1, false, timeout);
-        return (PerfResult.Bandwidth) PerfPair.run(transport, settings).getFirst();
-    }
-
-    private static PerfResult.Latency rddpLatency(TransportOptions transport, int size, int rounds,
-            Duration timeout) throws Exception {
-        PerfSession.Settings settings = new PerfSession.Settings(Test.SEND_LAT, List.of(size), rounds, 0, 1,
-                Test.SEND_LAT.defaultRxDepth(), 1, false, timeout);
-        return (PerfResult.Latency) PerfPair.run(transport, settings).getFirst();
+        return new Results(setup, plan.sctpStack() == null ? null : plan.sctpStack().name(), plan.sizes(), points);
     }
 
     /** The results as two tables, bandwidth and latency, each RDDP column with its ratio to its baseline. */
@@ -177,7 +214,7 @@ final class Compare {
         Files.createDirectories(folder);
         Map<String, Object> document = new LinkedHashMap<>();
         document.put("tool", "rddp compare");
-        document.put("setup", "both ends in one process, loopback");
+        document.put("setup", results.setup());
         document.put("sctpStack", results.sctpStack());
         document.put("java", Runtime.version().toString());
         document.put("processors", Runtime.getRuntime().availableProcessors());

@@ -1,6 +1,9 @@
 package org.rddp.cli;
 
 import java.io.PrintWriter;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -8,19 +11,46 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.rddp.transport.sctp.SctpStack;
 import org.rddp.transport.sctp.SctpStacks;
+import org.rddp.transport.sctp.usrsctp.UsrsctpStack;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
  * {@code rddp compare}, the main job: RDDP over every transport this machine has, next to the raw socket
- * baselines, over a size sweep, on loopback with both ends in this process; a table, and JSON and charts in a
- * folder. See {@link Compare}.
+ * baselines, over a size sweep; a table, and JSON and charts in a folder. Both ends run in this process on loopback,
+ * or, with {@code --serve} on one host and {@code --peer} on another, in two processes ({@link CompareResponder},
+ * {@link ComparePeer}). See {@link Compare}.
  */
 @Command(name = "compare", mixinStandardHelpOptions = true, sortOptions = false,
-        description = "RDMA Write bandwidth and Send latency of RDDP over MPA and SCTP next to plain TCP and SCTP "
-                + "sockets, for a size sweep, on loopback in one process; prints a table and writes JSON and charts.")
+        description = {"RDMA Write bandwidth and Send latency of RDDP over MPA and SCTP next to plain TCP and SCTP "
+                + "sockets, for a size sweep; prints a table and writes JSON and charts.",
+            "Both ends on loopback in this process; or a responder (--serve) and an initiator (--peer HOST) in two "
+                + "processes or hosts, the initiator printing the table."})
 final class CompareCommand implements Callable<Integer> {
+    @Option(names = "--serve", description = "be the responder of comparisons run from elsewhere with --peer, one "
+            + "after another until killed")
+    boolean serve;
+
+    @Option(names = "--once", description = "with --serve: serve one comparison, then exit (0 if it went through)")
+    boolean once;
+
+    @Option(names = {"-B", "--bind"}, defaultValue = "0.0.0.0", description = "with --serve: the address to listen "
+            + "on; default: ${DEFAULT-VALUE}")
+    InetAddress bind;
+
+    @Option(names = {"-p", "--port"}, defaultValue = "" + CompareResponder.DEFAULT_PORT, description = "with "
+            + "--serve: the control port; default: ${DEFAULT-VALUE} (also --peer's when it names none)")
+    int port = CompareResponder.DEFAULT_PORT;
+
+    @Option(names = "--peer", paramLabel = "HOST[:PORT]", description = "run against the responder there (rddp "
+            + "compare --serve) instead of in this process")
+    String peer;
+
+    @Option(names = "--udp-port", description = "usrsctp over UDP: this side's UDP port (RFC 6951); default: a free "
+            + "one (the responder tells the initiator its own)")
+    Integer udpPort;
+
     @Option(names = "--sizes", split = ",", description = "message sizes in octets; default: "
             + "64,256,1024,4096,16384,65536,262144,1048576")
     List<Integer> sizes = List.of(64, 256, 1024, 4096, 16384, 65536, 262144, 1048576);
@@ -41,7 +71,7 @@ final class CompareCommand implements Callable<Integer> {
     List<String> transports;
 
     @Option(names = "--sctp-stack", defaultValue = "auto", description = "SCTP backend: auto, kernel, usrsctp, "
-            + "usrsctp-udp, usrsctp-native; default: ${DEFAULT-VALUE}")
+            + "usrsctp-udp, usrsctp-native; default: ${DEFAULT-VALUE} (with --peer the responder runs the same)")
     String sctpStack = "auto";
 
     @Option(names = {"-o", "--out"}, defaultValue = "compare-results", description = "folder for compare.json, "
@@ -58,10 +88,23 @@ final class CompareCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter stdout = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        List<String> chosen = transports != null ? transports : List.of("mpa", "sctp");
+        if (udpPort != null) {
+            System.setProperty(UsrsctpStack.UDP_PORT_PROPERTY, udpPort.toString()); // read once, when usrsctp starts
+        }
+        if (serve) {
+            if (peer != null) {
+                throw new IllegalArgumentException("give --serve or --peer, not both");
+            }
+            try (CompareResponder responder = new CompareResponder(bind, port, stdout, err)) {
+                return responder.serve(once);
+            }
+        }
+        if (once) {
+            throw new IllegalArgumentException("--once is for the responder (--serve)");
+        }
         List<Compare.Series> series = new ArrayList<>();
         SctpStack stack = null;
-        for (String transport : chosen) {
+        for (String transport : transports != null ? transports : List.of("mpa", "sctp")) {
             switch (transport.toLowerCase(Locale.ROOT)) {
                 case "mpa" -> series.addAll(List.of(Compare.Series.TCP_SOCKET, Compare.Series.RDDP_MPA));
                 case "sctp" -> {
@@ -78,16 +121,28 @@ final class CompareCommand implements Callable<Integer> {
                 default -> throw new IllegalArgumentException("a transport is mpa or sctp, not " + transport);
             }
         }
-        TransportOptions mpa = new TransportOptions();
-        TransportOptions sctp = new TransportOptions();
-        sctp.transport = TransportOptions.Transport.SCTP;
-        sctp.sctpStack = sctpStack;
-        Compare.Plan plan = new Compare.Plan(sizes, (long) mibPerPoint << 20, latencyIterations, latencyMax, series,
-                stack);
-        stdout.println("rddp compare: " + String.join(", ", series.stream().map(each -> each.label).toList())
-                + (stack != null ? " (SCTP: " + stack.name() + ")" : "") + "; loopback, both ends in this process");
-        stdout.flush();
-        Compare.Results results = Compare.run(plan, mpa, sctp, err::println);
+        Compare.Results results;
+        if (peer == null) {
+            TransportOptions mpa = new TransportOptions();
+            TransportOptions sctp = new TransportOptions();
+            sctp.transport = TransportOptions.Transport.SCTP;
+            sctp.sctpStack = sctpStack;
+            Compare.Plan plan = plan(series, stack);
+            banner(stdout, series, stack, "loopback, both ends in this process");
+            results = Compare.run(plan, Compare.inProcess(new CompareEnds.Transports(mpa, sctp, stack)),
+                    Compare.IN_PROCESS, err::println);
+        } else {
+            InetSocketAddress responder = responder(peer, port);
+            try (ComparePeer remote = ComparePeer.connect(responder, stack, err)) {
+                SctpStack remoteStack = remote.transports().sctpStack();
+                banner(stdout, series, remoteStack, "initiator here, responder at " + responder.getHostString() + ":"
+                        + responder.getPort());
+                results = Compare.run(plan(series, remoteStack), remote, remote.setup(), err::println);
+            } catch (PeerException e) {
+                err.println("rddp compare: " + e.getMessage());
+                return 1;
+            }
+        }
         List<Path> written = Compare.write(results, out);
         if (json) {
             stdout.println(java.nio.file.Files.readString(written.getFirst()));
@@ -96,5 +151,35 @@ final class CompareCommand implements Callable<Integer> {
             stdout.println("written: " + String.join(", ", written.stream().map(Path::toString).toList()));
         }
         return 0;
+    }
+
+    private Compare.Plan plan(List<Compare.Series> series, SctpStack stack) {
+        return new Compare.Plan(sizes, (long) mibPerPoint << 20, latencyIterations, latencyMax, series, stack);
+    }
+
+    private static void banner(PrintWriter stdout, List<Compare.Series> series, SctpStack stack, String where) {
+        stdout.println("rddp compare: " + String.join(", ", series.stream().map(each -> each.label).toList())
+                + (stack != null ? " (SCTP: " + stack.name() + ")" : "") + "; " + where);
+        stdout.flush();
+    }
+
+    /** {@code HOST}, {@code HOST:PORT} or {@code [IPv6]:PORT}; the port defaults to {@code port}. */
+    static InetSocketAddress responder(String peer, int port) throws UnknownHostException {
+        String host = peer;
+        int at = port;
+        int colon = peer.lastIndexOf(':');
+        boolean bracketed = peer.startsWith("[");
+        if (colon > 0 && (bracketed ? peer.indexOf(']') < colon : peer.indexOf(':') == colon)) {
+            host = peer.substring(0, colon);
+            try {
+                at = Integer.parseInt(peer.substring(colon + 1));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("--peer is HOST or HOST:PORT, not " + peer);
+            }
+        }
+        if (bracketed) {
+            host = host.substring(1, host.indexOf(']'));
+        }
+        return new InetSocketAddress(InetAddress.getByName(host), at);
     }
 }
