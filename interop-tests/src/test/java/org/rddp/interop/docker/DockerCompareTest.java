@@ -1,0 +1,105 @@
+package org.rddp.interop.docker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * {@code docker/compare.sh}: rddp compare between a responder and an initiator container (TCP/MPA, and SCTP on
+ * usrsctp over UDP), from whatever state this machine is in: Docker installed and dockerd started if need be, the base
+ * image made with debootstrap if missing. By default a smoke run at one size; the default sweep of every size with
+ * {@code -Drddp.docker.full=true}. Fails, never skips, when Docker cannot run here.
+ */
+class DockerCompareTest {
+    private static final Path ROOT = Path.of(System.getProperty("user.dir")).getParent();
+    private static final List<String> SERIES = List.of("TCP socket", "RDDP over MPA", "SCTP socket", "RDDP over SCTP");
+
+    @Test
+    @Timeout(value = 40, unit = TimeUnit.MINUTES)
+    void comparesBetweenTwoContainersOverBothTransportsAndLeavesTheFirewallAsItWas() throws Exception {
+        boolean full = Boolean.getBoolean("rddp.docker.full");
+        List<Integer> sizes = full ? List.of(64, 256, 1024, 4096, 16384, 65536, 262144, 1048576) : List.of(4096);
+        Path log = ROOT.resolve("interop-tests/target/docker");
+        Path results = log.resolve("results");
+        Files.createDirectories(log);
+        List<String> command = new ArrayList<>(List.of(ROOT.resolve("docker/compare.sh").toString(), "--out",
+                results.toString()));
+        if (Files.isDirectory(ROOT.resolve("cli/target/modules"))) {
+            command.add("--built"); // the reactor packaged the cli before this module's tests
+        }
+        if (!full) {
+            command.addAll(List.of("--sizes", "4096", "--mib-per-point", "4", "--latency-iters", "200"));
+        }
+        String forwardBefore = forwardPolicy();
+        Process process = new ProcessBuilder(command).directory(ROOT.toFile())
+                .redirectOutput(log.resolve("compare.out").toFile()).redirectError(log.resolve("compare.err").toFile())
+                .start();
+        int status = process.waitFor();
+        String out = Files.readString(log.resolve("compare.out"), StandardCharsets.UTF_8);
+        String err = Files.readString(log.resolve("compare.err"), StandardCharsets.UTF_8);
+        String story = out + "\n--- stderr (interop-tests/target/docker/compare.err), last lines:\n" + tail(err);
+        assertThat(status).as(story).isZero();
+
+        assertThat(out).as(story).contains("rddp compare: " + String.join(", ", SERIES) + " (SCTP: usrsctp-udp); "
+                + "initiator here, responder at 198.51.100.2:18516");
+        List<String> headers = out.lines().filter(line -> line.trim().startsWith("#bytes")).toList();
+        assertThat(headers).as(story).hasSize(2).allSatisfy(header -> assertThat(header).contains(SERIES));
+        List<String[]> rows = out.lines().filter(line -> line.matches("\\s+\\d+ .*"))
+                .map(line -> line.trim().split("\\s+")).toList();
+        assertThat(rows).as(story).hasSize(sizes.size() + (int) sizes.stream().filter(size -> size <= 65536).count());
+        for (String[] row : rows) {
+            assertThat(row).as(story).hasSize(7); // size, TCP, MPA, ratio, SCTP, RDDP over SCTP, ratio
+            for (String number : Arrays.copyOfRange(row, 1, row.length)) {
+                assertThat(Double.parseDouble(number)).as(String.join(" ", row)).isPositive();
+            }
+        }
+
+        JsonNode json = new ObjectMapper().readTree(results.resolve("compare.json").toFile());
+        assertThat(json.get("setup").asText()).startsWith("two processes: initiator 198.51.100.3, responder "
+                + "198.51.100.2:18516");
+        assertThat(json.get("sctpStack").asText()).isEqualTo("usrsctp-udp");
+        Set<String> seen = new HashSet<>();
+        for (JsonNode point : json.get("points")) {
+            assertThat(point.get("value").asDouble()).isPositive();
+            seen.add(point.get("series").asText() + "/" + point.get("kind").asText());
+        }
+        assertThat(seen).hasSize(8);
+        for (String chart : List.of("bandwidth.png", "latency.png")) {
+            byte[] png = Files.readAllBytes(results.resolve(chart));
+            assertThat(Arrays.copyOf(png, 4)).as(chart).isEqualTo(new byte[] {(byte) 0x89, 'P', 'N', 'G'});
+        }
+        // the VM suites bridge network namespaces of their own: dockerd must not have left FORWARD dropping
+        assertThat(forwardPolicy()).isEqualTo(forwardBefore);
+    }
+
+    /** iptables' FORWARD policy ({@code -P FORWARD ACCEPT} where iptables is not installed yet: the kernel's). */
+    private static String forwardPolicy() throws IOException, InterruptedException {
+        Process process;
+        try {
+            process = new ProcessBuilder("iptables", "-S", "FORWARD").redirectErrorStream(true).start();
+        } catch (IOException e) {
+            return "-P FORWARD ACCEPT";
+        }
+        String printed = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        process.waitFor();
+        return printed.lines().findFirst().orElse("");
+    }
+
+    private static String tail(String text) {
+        String[] lines = text.split("\n");
+        return String.join("\n", Arrays.copyOfRange(lines, Math.max(0, lines.length - 60), lines.length));
+    }
+}
