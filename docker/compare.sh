@@ -133,6 +133,7 @@ cp "$root"/cli/target/modules/*.jar "${jars[0]}" "$work/context/modules/"
 say "building local/rddp:latest (log: $work/build.log)"
 "$docker" build --network host --build-arg "PACKAGES=${RDDP_PACKAGES[*]}" -t local/rddp:latest "$work/context" \
   >"$work/build.log" 2>&1 || { tail -n 30 "$work/build.log" >&2; die "docker build failed"; }
+"$docker" image prune --force --filter label=org.rddp.image=rddp >/dev/null # the previous build, now untagged
 
 # 6. The comparison: the initiator's command with the arguments given, in an override file (JSON strings are YAML;
 #    a $ is doubled for compose's interpolation)
