@@ -70,6 +70,7 @@ finish() {
   exit "$status"
 }
 trap finish EXIT
+trap 'exit 130' INT TERM # through finish: a killed run tears down too
 
 # 2. dockerd, by hand (no systemd): no iptables rules and no default bridge, so the host's firewall stays untouched;
 #    builds use the host's network (apt-get inside), and the two containers need only their own bridge.

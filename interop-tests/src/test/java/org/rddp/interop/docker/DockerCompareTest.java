@@ -47,7 +47,12 @@ class DockerCompareTest {
         Process process = new ProcessBuilder(command).directory(ROOT.toFile())
                 .redirectOutput(log.resolve("compare.out").toFile()).redirectError(log.resolve("compare.err").toFile())
                 .start();
-        int status = process.waitFor();
+        int status;
+        try {
+            status = process.waitFor();
+        } finally {
+            process.destroy(); // timed out: the script tears down what it started when terminated
+        }
         String out = Files.readString(log.resolve("compare.out"), StandardCharsets.UTF_8);
         String err = Files.readString(log.resolve("compare.err"), StandardCharsets.UTF_8);
         String story = out + "\n--- stderr (interop-tests/target/docker/compare.err), last lines:\n" + tail(err);
