@@ -128,8 +128,8 @@ public final class MpaInitiatorChecks {
         return new Step(new Verdict.Case(id, rfc, sent, expected), (check, connection) -> {
             connection.send(request);
             MpaEvents seen = MpaEvents.frame(connection, wait);
-            boolean pass = seen.closed() || rejectAllowed && seen.frame() != null
-                    && seen.frame().flag(MpaStartupFrame.REJECT_FLAG);
+            MpaStartupFrame reply = seen.frame() == null ? null : seen.decoded(MpaStartupFrame.Kind.REPLY);
+            boolean pass = seen.closed() || rejectAllowed && reply != null && reply.reject();
             return check.judged(seen.describe(MpaStartupFrame.Kind.REPLY), pass);
         });
     }
@@ -161,6 +161,11 @@ public final class MpaInitiatorChecks {
         }
         if (reply.reject()) {
             return "rejected (R=1)";
+        }
+        int reserved = reply.revision() >= MpaStartupFrame.REVISION_2 ? MpaStartupFrame.RESERVED_MASK
+                : MpaStartupFrame.RESERVED_MASK | MpaStartupFrame.ENHANCED_FLAG;
+        if ((seen.frame().flags() & reserved) != 0) {
+            return "reserved flag bits set (RFC 5044 §7.1.1: zero when sending)";
         }
         if (revision == 1 ? reply.revision() != 1 : reply.revision() < 1) {
             return "Rev " + reply.revision() + " answers a Rev " + revision + " request";

@@ -24,8 +24,9 @@ import org.rddp.wire.PrivateData;
  * The MPA setup matrix with this side as the responder (RFC 5044 §7.1, RFC 6581 §9): the peer connects once per
  * case (run its initiator that many times, e.g. {@code rping -c} in a loop) and each connection gets the next
  * answer: an accepting Reply (its Request checked, then its first FPDU: an RTR in peer-to-peer), a reject with
- * private data, a Reply with a bad key, one with PD_Length 513, an enhanced Reply whose ORD exceeds the initiator's
- * IRD (it must Terminate with 0x06), and a peer-to-peer Reply offering no RTR type the initiator can send (0x07).
+ * private data, an enhanced Reply whose ORD exceeds the initiator's IRD (it must Terminate with 0x06), a
+ * peer-to-peer Reply offering no RTR type the initiator can send (0x07), then the malformed Replies: a bad key,
+ * PD_Length 513 (last, as they may leave a peer's connection manager in a state of its own).
  */
 public final class MpaResponderChecks {
     /** Connections the peer must make: one per case. */
@@ -120,18 +121,18 @@ public final class MpaResponderChecks {
                         this::accept),
                 new Step(new Verdict.Case("reject", "RFC 5044 §7.1.2 (3)", "a Reply with R=1 and 22 octets of PD",
                         "no FPDU (the connection closed, or left to the ULP)"), this::reject),
-                new Step(new Verdict.Case("bad-key", "RFC 5044 §7.1.2 (3)", "a Reply with the Request's key",
-                        "the connection closed, no FPDU"), (check, connection, request) -> malformed(check,
-                                connection, request, MpaStartupFrame.Kind.REQUEST, 0)),
-                new Step(new Verdict.Case("pd-513", "RFC 5044 §7.1.1 (PD_Length)", "a Reply with PD_Length 513",
-                        "the connection closed, no FPDU"), (check, connection, request) -> malformed(check,
-                                connection, request, MpaStartupFrame.Kind.REPLY, 513)),
                 new Step(new Verdict.Case("ird-short", "RFC 6581 §9.1", "an enhanced Reply with ORD one more than "
                         + "the initiator's IRD", "an RDMAP Terminate with MPA error 0x06 (insufficient IRD), the "
                         + "connection closed"), this::irdShort),
                 new Step(new Verdict.Case("no-rtr", "RFC 6581 §9.2", "a peer-to-peer Reply offering only an RTR "
                         + "type the initiator did not offer", "an RDMAP Terminate with MPA error 0x07 (no matching "
-                        + "RTR), the connection closed"), this::noRtr));
+                        + "RTR), the connection closed"), this::noRtr),
+                new Step(new Verdict.Case("bad-key", "RFC 5044 §7.1.2 (3)", "a Reply with the Request's key",
+                        "the connection closed, no FPDU"), (check, connection, request) -> malformed(check,
+                                connection, request, MpaStartupFrame.Kind.REQUEST, 0)),
+                new Step(new Verdict.Case("pd-513", "RFC 5044 §7.1.1 (PD_Length)", "a Reply with PD_Length 513",
+                        "the connection closed, no FPDU"), (check, connection, request) -> malformed(check,
+                                connection, request, MpaStartupFrame.Kind.REPLY, 513)));
     }
 
     private Verdict accept(Verdict.Case check, RawMpaPeer connection, Request request) throws IOException {

@@ -291,11 +291,16 @@ class SiwInteropGuestSuite {
 
     /** Runs {@code rddp args} here; completes {@code listening} (if given) once it listens. */
     static int rddp(List<String> args, String[] printed, CompletableFuture<Void> listening) {
+        return rddp(args, printed, listening, "server: listening on");
+    }
+
+    /** Runs {@code rddp args} here; completes {@code listening} (if given) once it prints {@code marker}. */
+    static int rddp(List<String> args, String[] printed, CompletableFuture<Void> listening, String marker) {
         ByteArrayOutputStream out = new ByteArrayOutputStream() {
             @Override
             public synchronized void write(byte[] b, int off, int len) {
                 super.write(b, off, len);
-                if (listening != null && toString(StandardCharsets.UTF_8).contains("server: listening on")) {
+                if (listening != null && toString(StandardCharsets.UTF_8).contains(marker)) {
                     listening.complete(null);
                 }
             }
