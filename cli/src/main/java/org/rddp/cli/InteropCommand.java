@@ -15,6 +15,7 @@ import org.rddp.check.MpaResponderChecks;
 import org.rddp.check.SctpInitiatorChecks;
 import org.rddp.check.SctpResponderChecks;
 import org.rddp.check.Verdict;
+import org.rddp.transport.sctp.SctpStack;
 import org.rddp.verbs.ConnectionManager;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
@@ -101,14 +102,15 @@ final class InteropCommand implements Callable<Integer> {
         } else if (role.respond) {
             InetSocketAddress local = new InetSocketAddress(InetAddress.getByName(bind), port);
             Duration connectWait = Duration.ofSeconds(connectWaitSeconds);
+            SctpStack stack = sctp ? transport.sctpStack() : null;
             Consumer<InetSocketAddress> listening = address -> {
                 header(out, "responder", address);
                 out.println("interop: listening on " + address + "; now run the peer's initiator "
                         + (sctp ? SctpResponderChecks.CASES + " times" : MpaResponderChecks.CASES + " times")
-                        + encapsulation(sctp));
+                        + TransportOptions.encapsulation(stack));
                 out.flush();
             };
-            verdicts = sctp ? new SctpResponderChecks(transport.sctpStack(), local, connectWait, wait)
+            verdicts = sctp ? new SctpResponderChecks(stack, local, connectWait, wait)
                     .run(listening, print) : new MpaResponderChecks(local, connectWait, wait).run(listening, print);
         } else {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(),
@@ -134,11 +136,6 @@ final class InteropCommand implements Callable<Integer> {
                     + (side.equals("initiator") ? ", the peer's responder at " + address : ""));
             out.flush();
         }
-    }
-
-    private String encapsulation(boolean sctp) {
-        return sctp && transport.sctpStack.startsWith("usrsctp") && !transport.sctpStack.equals("usrsctp-native")
-                ? " (SCTP over UDP port " + org.rddp.transport.sctp.usrsctp.UsrsctpStack.udpPort() + ")" : "";
     }
 
     private int serve(PrintWriter out) throws Exception {

@@ -115,7 +115,12 @@ final class TransportOptions {
 
     /** Where a peer finds this side beyond its address: usrsctp's UDP port, when SCTP runs over UDP. */
     String encapsulation(ConnectionManager manager) {
-        return manager instanceof SctpConnectionManager sctp && sctp.stack().name().contains("udp")
+        return manager instanceof SctpConnectionManager sctp ? encapsulation(sctp.stack()) : "";
+    }
+
+    /** Where a peer finds {@code stack} beyond its address: usrsctp's UDP port when it runs over UDP, else nothing. */
+    static String encapsulation(SctpStack stack) {
+        return stack != null && stack.name().contains("udp")
                 ? " (SCTP over UDP port " + UsrsctpStack.udpPort() + ": clients give --peer-udp-port "
                         + UsrsctpStack.udpPort() + ")"
                 : "";

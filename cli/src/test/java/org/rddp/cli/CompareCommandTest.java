@@ -86,14 +86,20 @@ class CompareCommandTest {
         assertThat(said.toString().split(" done, 8 points", -1)).hasSize(3);
     }
 
-    @Test
-    @Timeout(value = 2, unit = TimeUnit.MINUTES)
-    void aBadRequestIsAnsweredWithWhyAndTheComparisonGoesOn() throws Exception {
-        String port = Integer.toString(PingCommandTest.freePort());
+    /** Starts {@code rddp compare --serve --once} on loopback at {@code port}; returns once it listens. */
+    private static CompletableFuture<Run> onceResponder(String port) throws Exception {
         CompletableFuture<Void> listening = new CompletableFuture<>();
         CompletableFuture<Run> responder = CompletableFuture.supplyAsync(() -> PingCommandTest.rddp(listening,
                 "compare", "--serve", "-B", "127.0.0.1", "-p", port, "--once"));
         listening.get(60, TimeUnit.SECONDS);
+        return responder;
+    }
+
+    @Test
+    @Timeout(value = 2, unit = TimeUnit.MINUTES)
+    void aBadRequestIsAnsweredWithWhyAndTheComparisonGoesOn() throws Exception {
+        String port = Integer.toString(PingCommandTest.freePort());
+        CompletableFuture<Run> responder = onceResponder(port);
         try (Socket control = new Socket("127.0.0.1", Integer.parseInt(port))) {
             control.setSoTimeout(60_000);
             CompareResponder.Lines lines = new CompareResponder.Lines(control);
@@ -130,10 +136,7 @@ class CompareCommandTest {
     @Timeout(value = 2, unit = TimeUnit.MINUTES)
     void somethingElseOnTheControlPortIsToldWhatItReached() throws Exception {
         String port = Integer.toString(PingCommandTest.freePort());
-        CompletableFuture<Void> listening = new CompletableFuture<>();
-        CompletableFuture<Run> responder = CompletableFuture.supplyAsync(() -> PingCommandTest.rddp(listening,
-                "compare", "--serve", "-B", "127.0.0.1", "-p", port, "--once"));
-        listening.get(60, TimeUnit.SECONDS);
+        CompletableFuture<Run> responder = onceResponder(port);
         try (Socket control = new Socket("127.0.0.1", Integer.parseInt(port))) {
             control.setSoTimeout(60_000);
             CompareResponder.Lines lines = new CompareResponder.Lines(control);
