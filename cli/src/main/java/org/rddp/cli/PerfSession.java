@@ -19,6 +19,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import org.rddp.cli.Perftest.Dest;
 import org.rddp.cli.Perftest.Test;
+import org.rddp.engine.QpState;
 import org.rddp.engine.WorkOpcode;
 import org.rddp.verbs.AcceptOptions;
 import org.rddp.verbs.Access;
@@ -649,11 +650,20 @@ final class PerfSession {
     /**
      * Waits for an octet of registered memory to take {@code value}: spins briefly, then yields, then parks in
      * short naps (on a machine with few cores a spinning thread would starve the transport that brings it).
+     * The connection's state is read before the memory, so a peer that writes its last octet and closes at once
+     * is not taken for one that left without writing.
      */
     private void awaitByte(MemorySegment memory, long offset, byte value, String what) throws PeerException {
-        long start = System.nanoTime();
-        long deadline = start + settings.timeout().toNanos();
-        for (int round = 0; (byte) BYTE.getVolatile(memory, offset) != value; round++) {
+        QueuePair qp = qps.getFirst().qp;
+        long deadline = System.nanoTime() + settings.timeout().toNanos();
+        for (int round = 0; ; round++) {
+            boolean ended = round >= 2_000 && qp.state() != QpState.RTS;
+            if ((byte) BYTE.getVolatile(memory, offset) == value) {
+                return;
+            }
+            if (ended) {
+                completions.check(qp, "waiting for " + what);
+            }
             if (round < 1_000) {
                 Thread.onSpinWait();
             } else if (round < 2_000) {
@@ -664,7 +674,6 @@ final class PerfSession {
                     throw new PeerException("no answer within " + settings.timeout().toSeconds() + " s waiting for "
                             + what);
                 }
-                completions.check(qps.getFirst().qp, "waiting for " + what);
             }
         }
     }
