@@ -18,7 +18,7 @@ import org.rddp.verbs.WorkCompletion;
  */
 final class Completions {
     private static final long NAP = Duration.ofMillis(200).toNanos();
-    private static final long SPIN = Duration.ofNanos(50_000).toNanos();
+    private static final long SPIN = Duration.ofMillis(5).toNanos();
 
     private final CompletionQueue cq;
     private final Duration timeout;
@@ -92,8 +92,10 @@ final class Completions {
     }
 
     /**
-     * The next successful completion, polled busily for a few tens of microseconds before sleeping on the
-     * notification: for latency runs, where a wake-up would be most of what is measured.
+     * The next successful completion, polled busily for up to 5 ms before sleeping on the notification: for
+     * latency runs, which busy-poll as perftest's do, since a wake-up would be most of what is measured. A shorter
+     * spin feeds on itself in a ping-pong: a side that slept answers late (its stream's thread reads, then wakes
+     * it), so the other side's spin runs out too, and from then on both sides measure wake-ups.
      */
     WorkCompletion spin(String what) throws PeerException {
         long until = System.nanoTime() + SPIN;

@@ -69,6 +69,10 @@ final class TransportOptions {
             + "RTR messages accepted in peer-to-peer mode; default: write,read,send")
     List<RtrType> rtrTypes = List.of(RtrType.WRITE, RtrType.READ, RtrType.SEND);
 
+    @Option(names = "--mpa-mtu", defaultValue = "0", description = "the path MTU MPA cuts FPDUs for (RFC 5044 "
+            + "§4.5), when the path's is smaller than the interface's; default: the interface's")
+    int mpaMtu;
+
     @Option(names = "--retry-rev1", description = "as MPA client, retry with revision 1 when the server closes "
             + "on an enhanced request (RFC 6581 §10)")
     boolean retryRevision1;
@@ -129,7 +133,7 @@ final class TransportOptions {
     /** The MPA settings these options make. */
     MpaOptions mpaOptions() {
         MpaOptions options = MpaOptions.defaults().withRevision(mpaRevision).withCrc(crc).withMarkers(markers)
-                .withRetryRevision1(retryRevision1);
+                .withRetryRevision1(retryRevision1).withMtu(mpaMtu);
         if (mpaRevision < 2) {
             return options.withRtrTypes(Set.of());
         }

@@ -190,7 +190,13 @@ public final class RdmapEngine implements LlpSink {
 
     // ------------------------------------------------------------------------------------------ transmit
 
+    /** Sends what the queues and the peer's Read Requests allow, then has the LLP send what it held back. */
     private void drain() {
+        transmit();
+        llp.flush();
+    }
+
+    private void transmit() {
         QpState now = state;
         if (now == QpState.TERMINATE || now == QpState.ERROR) {
             if (terminate != null && !terminateSent) {

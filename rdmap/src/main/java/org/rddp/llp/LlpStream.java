@@ -34,6 +34,15 @@ public interface LlpStream {
     int send(MemorySegment header, long headerOffset, int headerLength, MemorySegment payload, long payloadOffset,
             int payloadLength);
 
+    /**
+     * Sends what {@link #send} took and held back. An LLP may keep the segments it took (copied) to send several
+     * at once, as MPA does with FPDUs smaller than a TCP write is worth; the engine calls this whenever it stops
+     * sending for now, so nothing stays held once the owner thread moves on. Owner thread.
+     */
+    default void flush() {
+        // nothing is held back
+    }
+
     /** The event loop that owns the stream: the engine on it never needs a lock. */
     EventLoop loop();
 
@@ -65,8 +74,17 @@ public interface LlpStream {
     }
 
     /**
-     * Closes gracefully: segments already sent are delivered, then the peer sees the close. The sink gets
-     * {@link LlpSink#onClosed} when the stream is down in both directions. Owner thread.
+     * Told that a consumer which ran {@link #progress()} stops polling for a while (it sleeps on a completion
+     * queue): an LLP whose own thread leaves the reading to a polling consumer must read again itself, at once.
+     * Any thread; allocates nothing.
+     */
+    default void progressPaused() {
+        // the LLP's own thread never leaves the reading to a consumer
+    }
+
+    /**
+     * Closes gracefully: segments already sent, held back ones included, are delivered, then the peer sees the
+     * close. The sink gets {@link LlpSink#onClosed} when the stream is down in both directions. Owner thread.
      */
     void close();
 

@@ -17,7 +17,9 @@ import org.rddp.llp.LlpStream;
 /**
  * One end of an in-memory LLP stream pair, for tests of everything above the LLP: two ends in one JVM, each
  * with its own owner thread, segments copied through bounded rings (so a slow receiver back-pressures the
- * sender), allocation-free in steady state, with injectable faults:
+ * sender), allocation-free in steady state. Like an LLP that batches its writes, an end holds what it sends
+ * until {@link #flush()} (or {@link #close()}), so every test over it also checks that the engine flushes.
+ * Injectable faults:
  * <ul>
  * <li>{@link #dropConnection()}: the connection is lost under both ends;</li>
  * <li>{@link #corruptNextSent}: a mutation applied to the next segment this end sends;</li>
@@ -48,6 +50,7 @@ public final class InMemoryLlp implements LlpStream {
     private final Queue<Slot> inbound;
     private final Slot closeMarker = new Slot(0);
     private final ArrayDeque<Slot> window = new ArrayDeque<>();
+    private final ArrayDeque<Slot> held = new ArrayDeque<>();
     private final EarlyPlacement early = new EarlyPlacement();
     private final AtomicBoolean deliveryScheduled = new AtomicBoolean();
     private final Runnable deliverTask = () -> {
@@ -140,8 +143,15 @@ public final class InMemoryLlp implements LlpStream {
             mutation.accept(slot.data.asSlice(0, slot.length));
         }
         segmentsSent++;
-        peer.receive(slot);
+        held.add(slot);
         return SENT;
+    }
+
+    @Override
+    public void flush() {
+        for (Slot slot = held.poll(); slot != null; slot = held.poll()) {
+            peer.receive(slot);
+        }
     }
 
     private void receive(Slot slot) {
@@ -217,6 +227,7 @@ public final class InMemoryLlp implements LlpStream {
         if (outputClosed || down) {
             return;
         }
+        flush();
         outputClosed = true;
         peer.receive(peer.closeMarkerFor());
         closedIfBoth();
@@ -272,6 +283,7 @@ public final class InMemoryLlp implements LlpStream {
             if (outcome != SENT) {
                 throw new IllegalStateException("could not inject: " + outcome);
             }
+            flush();
         });
     }
 

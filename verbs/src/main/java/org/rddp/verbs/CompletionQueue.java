@@ -100,8 +100,15 @@ public final class CompletionQueue {
         armed.set(NEXT);
     }
 
-    /** Waits for a notification requested with {@link #requestNotification}; false on timeout. */
+    /**
+     * Waits for a notification requested with {@link #requestNotification}; false on timeout. The streams of this
+     * queue's queue pairs are told first that nobody polls them for now ({@link LlpStream#progressPaused()}): one
+     * that left its reading to the polling consumer goes back to reading on its own thread.
+     */
     public boolean awaitNotification(Duration timeout) throws InterruptedException {
+        for (LlpStream stream : progressStreams) {
+            stream.progressPaused();
+        }
         return notifications.tryAcquire(timeout.toNanos(), TimeUnit.NANOSECONDS);
     }
 

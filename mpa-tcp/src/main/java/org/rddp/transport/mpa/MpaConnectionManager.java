@@ -58,7 +58,9 @@ import org.rddp.wire.PrivateData;
 public final class MpaConnectionManager implements ConnectionManager {
     private static final int IP_AND_TCP_HEADERS = 40;
     private static final int TCP_TIMESTAMPS = 12;
-    private static final int LARGEST_IP_PACKET = 65535;
+    static final int LARGEST_IP_PACKET = 65535;
+    /** IPv4's smallest MTU every host must take (RFC 791): the smallest {@link MpaOptions#mtu()}. */
+    static final int SMALLEST_MTU = 576;
 
     private final MpaOptions mpa;
     private final InetAddress localAddress;
@@ -93,6 +95,14 @@ public final class MpaConnectionManager implements ConnectionManager {
      * FPDU then fits one TCP segment.
      */
     public static int mulpdu(InetAddress local, boolean markers) {
+        return mulpdu(local, markers, 0);
+    }
+
+    /** {@link #mulpdu(InetAddress, boolean)} for a path MTU of {@code pathMtu} octets; 0 takes the interface's. */
+    public static int mulpdu(InetAddress local, boolean markers, int pathMtu) {
+        if (pathMtu > 0) {
+            return MpaFpdu.mulpdu(pathMtu - IP_AND_TCP_HEADERS - TCP_TIMESTAMPS, markers);
+        }
         int mtu = 1500;
         try {
             NetworkInterface via = NetworkInterface.getByInetAddress(local);
@@ -261,8 +271,8 @@ public final class MpaConnectionManager implements ConnectionManager {
         MpaStream stream;
         try {
             InetAddress local = ((InetSocketAddress) channel.getLocalAddress()).getAddress();
-            stream = new MpaStream(channel, parameters, mulpdu(local, markersOut), markersOut, mpa.markers(), crc,
-                    streams::remove);
+            stream = new MpaStream(channel, parameters, mulpdu(local, markersOut, mpa.mtu()), markersOut,
+                    mpa.markers(), crc, streams::remove);
         } catch (IOException e) {
             // any other local failure once the Reply is in: Terminate 0x2/0x0/0x05, then reset (RFC 6581 §9.3)
             terminate(channel, MpaError.LOCAL_CATASTROPHIC, markersOut, crc);
@@ -491,7 +501,7 @@ public final class MpaConnectionManager implements ConnectionManager {
             LlpParameters parameters = new LlpParameters(ird, ord, RtrType.NONE, rtr, true, DdpSegment.DDP_VERSION,
                     RdmapControl.RDMAP_VERSION, options.privateData(), request.privateData());
             InetAddress local = ((InetSocketAddress) channel.getLocalAddress()).getAddress();
-            MpaStream stream = new MpaStream(channel, parameters, mulpdu(local, request.markers()),
+            MpaStream stream = new MpaStream(channel, parameters, mulpdu(local, request.markers(), mpa.mtu()),
                     request.markers(), mpa.markers(), mpa.crc() || request.crc(), streams::remove);
             streams.add(stream);
             qp.attach(stream);

@@ -20,9 +20,11 @@ import org.rddp.llp.RtrType;
  * @param retryRevision1  as initiator, retry once with revision 1 when the responder closes the connection on an
  *                        enhanced request (RFC 6581 §10); IRD/ORD and the model are then the ULP's business
  * @param startupTimeout  how long a responder waits for the Request (RFC 5044 §7.1.2 rule 10)
+ * @param mtu             the path MTU FPDUs are cut for, so that each fits one TCP segment (RFC 5044 §4.5's EMSS);
+ *                        0 takes the MTU of the local interface, which is right unless the path has a smaller one
  */
 public record MpaOptions(int revision, boolean markers, boolean crc, boolean peerToPeer, Set<RtrType> rtrTypes,
-        boolean retryRevision1, Duration startupTimeout) {
+        boolean retryRevision1, Duration startupTimeout, int mtu) {
 
     /** Validates. */
     public MpaOptions {
@@ -39,50 +41,59 @@ public record MpaOptions(int revision, boolean markers, boolean crc, boolean pee
             throw new IllegalArgumentException("revision 2 needs at least one RTR type (RFC 6581 §9.2: a responder "
                     + "MUST support one)");
         }
+        if (mtu != 0 && (mtu < MpaConnectionManager.SMALLEST_MTU || mtu > MpaConnectionManager.LARGEST_IP_PACKET)) {
+            throw new IllegalArgumentException("an MTU from " + MpaConnectionManager.SMALLEST_MTU + " to "
+                    + MpaConnectionManager.LARGEST_IP_PACKET + " (or 0: the interface's), not " + mtu);
+        }
         rtrTypes = Set.copyOf(rtrTypes);
     }
 
     /**
      * The defaults: revision 2, no Markers, CRC on (RFC 5044 §4.4: the default MUST be to use CRCs), client-server
-     * unless a connection asks, every RTR type, no revision 1 retry, 10 s startup timeout.
+     * unless a connection asks, every RTR type, no revision 1 retry, 10 s startup timeout, the interface's MTU.
      */
     public static MpaOptions defaults() {
         return new MpaOptions(2, false, true, false, EnumSet.of(RtrType.SEND, RtrType.WRITE, RtrType.READ), false,
-                Duration.ofSeconds(10));
+                Duration.ofSeconds(10), 0);
     }
 
     /** These options with Markers asked for or not. */
     public MpaOptions withMarkers(boolean wanted) {
-        return new MpaOptions(revision, wanted, crc, peerToPeer, rtrTypes, retryRevision1, startupTimeout);
+        return new MpaOptions(revision, wanted, crc, peerToPeer, rtrTypes, retryRevision1, startupTimeout, mtu);
     }
 
     /** These options with CRCs asked for or not. */
     public MpaOptions withCrc(boolean wanted) {
-        return new MpaOptions(revision, markers, wanted, peerToPeer, rtrTypes, retryRevision1, startupTimeout);
+        return new MpaOptions(revision, markers, wanted, peerToPeer, rtrTypes, retryRevision1, startupTimeout, mtu);
     }
 
     /** These options speaking at most {@code highest}. */
     public MpaOptions withRevision(int highest) {
-        return new MpaOptions(highest, markers, crc, peerToPeer, rtrTypes, retryRevision1, startupTimeout);
+        return new MpaOptions(highest, markers, crc, peerToPeer, rtrTypes, retryRevision1, startupTimeout, mtu);
     }
 
     /** These options always asking for peer-to-peer with exactly {@code rtr} as the RTR this side can send. */
     public MpaOptions withPeerToPeer(RtrType rtr) {
-        return new MpaOptions(revision, markers, crc, true, EnumSet.of(rtr), retryRevision1, startupTimeout);
+        return new MpaOptions(revision, markers, crc, true, EnumSet.of(rtr), retryRevision1, startupTimeout, mtu);
     }
 
     /** These options with the RTR types this side supports. */
     public MpaOptions withRtrTypes(Set<RtrType> types) {
-        return new MpaOptions(revision, markers, crc, peerToPeer, types, retryRevision1, startupTimeout);
+        return new MpaOptions(revision, markers, crc, peerToPeer, types, retryRevision1, startupTimeout, mtu);
     }
 
     /** These options retrying with revision 1 when an enhanced request is refused. */
     public MpaOptions withRetryRevision1(boolean retry) {
-        return new MpaOptions(revision, markers, crc, peerToPeer, rtrTypes, retry, startupTimeout);
+        return new MpaOptions(revision, markers, crc, peerToPeer, rtrTypes, retry, startupTimeout, mtu);
+    }
+
+    /** These options cutting FPDUs for a path MTU of {@code octets} (0: the local interface's MTU). */
+    public MpaOptions withMtu(int octets) {
+        return new MpaOptions(revision, markers, crc, peerToPeer, rtrTypes, retryRevision1, startupTimeout, octets);
     }
 
     /** These options with another startup timeout. */
     public MpaOptions withStartupTimeout(Duration timeout) {
-        return new MpaOptions(revision, markers, crc, peerToPeer, rtrTypes, retryRevision1, timeout);
+        return new MpaOptions(revision, markers, crc, peerToPeer, rtrTypes, retryRevision1, timeout, mtu);
     }
 }

@@ -25,11 +25,15 @@ import org.rddp.wire.DecodeStatus;
 /**
  * One DDP stream over one TCP connection in MPA Full Operation (RFC 5044 §4-§6, §8).
  *
- * <p>Sending: an FPDU is the 2-octet ULPDU_Length and the segment's header in one small buffer, the payload as a
- * view of the registered memory, and PAD and CRC in another: one gathering write, CRC32c computed over the three
- * in place, no copy unless TCP takes only part of it (the rest is copied to a pending buffer, and the stream pushes
- * back until the socket took it). A small payload is copied next to its header for one plain write. With Markers
- * asked for by the peer, FPDUs are built by {@link MpaFramer} instead.
+ * <p>Sending: an FPDU with up to {@value #STAGED_PAYLOAD} octets of payload is built whole in the pending buffer
+ * (one copy, CRC32c computed over it there) and held until the engine {@linkplain #flush() flushes} or the buffer
+ * fills, so that the FPDUs of a message cut to the MULPDU of a 1500-octet path (about 1.4 KiB each), or many
+ * small messages, leave in one write rather than a system call each. A larger FPDU is the 2-octet ULPDU_Length
+ * and the segment's header in one small buffer, the payload as a view of the registered memory, and PAD and CRC
+ * in another: one gathering write together with what is held, CRC32c computed over the parts in place, no copy
+ * unless TCP takes only part of it (the rest is copied to the pending buffer, and the stream pushes back until
+ * the socket took it). With Markers asked for by the peer, FPDUs are built by {@link MpaFramer} into the pending
+ * buffer instead.
  *
  * <p>Receiving: reads go into one large buffer, and FPDUs are found, CRC-checked and handed to DDP where they lie,
  * so the only copy in user space is DDP's placement into the registered region, after the CRC passed. Placing
@@ -47,13 +51,12 @@ final class MpaStream implements LlpStream {
     private static final int PENDING_CAPACITY = 1 << 18;
     private static final int LARGEST_FPDU = MpaFpdu.fpduLength(MpaFpdu.MAX_ULPDU_LENGTH_FIELD);
     private static final int LARGEST_HEADER = 512;
-    /** Payloads up to this size are copied next to their header and sent with one plain write. */
-    private static final int SMALL_PAYLOAD = 1024;
+    /** Payloads up to this size are copied into the pending buffer with their header and held for one write. */
+    private static final int STAGED_PAYLOAD = 16 * 1024;
     /** Empty reads the I/O thread tries after a busy one before it waits on the selector again. */
     private static final int LINGER_READS = 16;
     private static final java.lang.foreign.ValueLayout.OfInt CRC_LAYOUT = java.lang.foreign.ValueLayout
             .JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final ByteBuffer NO_PAYLOAD = ByteBuffer.allocateDirect(0);
     private static final AtomicInteger NAMES = new AtomicInteger();
 
     private final SocketChannel channel;
@@ -69,13 +72,14 @@ final class MpaStream implements LlpStream {
     private final String name;
 
     private final CRC32C sendCrc = new CRC32C();
-    private final ByteBuffer head = ByteBuffer.allocateDirect(MpaFpdu.ULPDU_LENGTH_LENGTH + LARGEST_HEADER
-            + SMALL_PAYLOAD + 3 + MpaFpdu.CRC_LENGTH);
+    private final ByteBuffer head = ByteBuffer.allocateDirect(MpaFpdu.ULPDU_LENGTH_LENGTH + LARGEST_HEADER);
     private final MemorySegment headSegment = MemorySegment.ofBuffer(head);
     private final ByteBuffer tail = ByteBuffer.allocateDirect(8).order(ByteOrder.LITTLE_ENDIAN);
-    private final ByteBuffer[] gather = new ByteBuffer[3];
-    private final ByteBuffer[] single = new ByteBuffer[1];
+    private final ByteBuffer[] gather = new ByteBuffer[4];
+    /** What is to be written, in stream order: held FPDUs, or what TCP did not take yet ({@link #pendingWrites}). */
     private final ByteBuffer pending = ByteBuffer.allocateDirect(PENDING_CAPACITY);
+    private final MemorySegment pendingSegment = MemorySegment.ofBuffer(pending);
+    private final ByteBuffer pendingView = pending.duplicate();
     private final MpaFramer framer;
     private final ByteBuffer ulpdu;
 
@@ -91,10 +95,7 @@ final class MpaStream implements LlpStream {
     private final Runnable service = this::service;
     private volatile long polls;
     private volatile long octetsRead;
-    private final Runnable progress = () -> {
-        polls++; // a plain counter: the I/O thread only needs to see that it moves
-        service();
-    };
+    private final Runnable progress = this::serviceForConsumer;
     private final Runnable serviceAndWake;
     private volatile LlpSink sink;
     private volatile boolean down;
@@ -104,7 +105,10 @@ final class MpaStream implements LlpStream {
     private boolean outputShut;
     private boolean wantWritable;
     private volatile boolean dormant;
+    /** TCP did not take all of {@link #pending}: the I/O thread waits for room, and sends push back. */
     private volatile boolean pendingWrites;
+    /** Writes to the socket so far: how well FPDUs are held together shows here. */
+    private volatile long writes;
 
     /**
      * A stream over {@code channel}, which has finished the startup phase; Full Operation begins at the next octet
@@ -158,25 +162,27 @@ final class MpaStream implements LlpStream {
 
     /**
      * The I/O thread: waits for the socket, then services it as the owner. While a consumer polls the stream
-     * through {@link #progress()} it stops waiting for reads (the consumer reads; a second thread woken per
-     * message would only take its CPU) and waits for room to write only, looking every millisecond whether the
-     * consumer still polls.
+     * through {@link #progress()} it is dormant: it stops waiting for reads (the consumer reads; a second thread
+     * woken per message would only take its CPU) and waits for room to write only. The consumer's first poll makes
+     * it dormant; the consumer's {@linkplain #progressPaused() pause} wakes it, and so does a millisecond without
+     * a poll (a consumer that went away without saying so).
      */
     private void waitForSocket() {
         try {
             long seen = polls;
             while (open) {
-                long now = polls;
-                boolean polling = now != seen; // the consumer polled since the I/O thread last looked
-                seen = now;
-                if (polling != dormant) {
-                    dormant = polling;
-                    watch();
-                }
                 int ready = dormant ? selector.select(1) : selector.select();
                 selector.selectedKeys().clear();
                 if (!open) {
                     break;
+                }
+                if (dormant) {
+                    long now = polls;
+                    if (now == seen) {
+                        dormant = false;
+                        watch();
+                    }
+                    seen = now;
                 }
                 if (ready == 0) {
                     continue;
@@ -214,6 +220,16 @@ final class MpaStream implements LlpStream {
         }
     }
 
+    /** {@link #progress()}: a polling consumer services the stream, and the I/O thread leaves the reads to it. */
+    private void serviceForConsumer() {
+        polls++; // a plain counter: the I/O thread only needs to see that it moves
+        if (!dormant) {
+            dormant = true; // the consumer reads from now on, until it pauses or stops polling
+            watch();
+        }
+        service();
+    }
+
     /** Reads what arrived, writes what is pending, and reports room; owner thread. */
     private void service() {
         if (down || sink == null) {
@@ -221,7 +237,7 @@ final class MpaStream implements LlpStream {
         }
         try {
             if (pending.position() > 0) {
-                flush();
+                writePending();
             }
             readAll();
             if (down) {
@@ -340,7 +356,7 @@ final class MpaStream implements LlpStream {
             // the peer's FIN: its side is done (RFC 5044 §7.2); close ours after what is pending
             closing = true;
             if (pending.position() > 0) {
-                flush();
+                writePending();
             }
             if (!outputShut) {
                 channel.shutdownOutput();
@@ -377,21 +393,31 @@ final class MpaStream implements LlpStream {
         if (markersOut) {
             return sendWithMarkers(header, headerOffset, headerLength, payload, payloadOffset, payloadLength);
         }
-        int pad = MpaFpdu.padLength(ulpduLength);
-        if (pending.position() > 0) {
-            // the rest of an FPDU TCP took part of waits: wait for room rather than copy more behind it
+        if (pendingWrites) {
+            // TCP is full: wait for room rather than hold more behind what it did not take
             wantWritable = true;
             return BACK_PRESSURED;
+        }
+        int pad = MpaFpdu.padLength(ulpduLength);
+        int wire = MpaFpdu.ULPDU_LENGTH_LENGTH + ulpduLength + pad + MpaFpdu.CRC_LENGTH;
+        if (payloadLength <= STAGED_PAYLOAD) {
+            int room = makeRoom(wire);
+            if (room == SENT) {
+                stage(header, headerOffset, headerLength, payload, payloadOffset, payloadLength, pad);
+            }
+            return room;
+        }
+        if (pending.position() + wire > pending.capacity()) {
+            int room = writeHeld();
+            if (room != SENT) {
+                return room;
+            }
         }
         head.clear();
         head.putShort((short) ulpduLength);
         MemorySegment.copy(header, headerOffset, headSegment, MpaFpdu.ULPDU_LENGTH_LENGTH, headerLength);
-        if (payloadLength <= SMALL_PAYLOAD) {
-            return sendSmall(headerLength, payload, payloadOffset, payloadLength, pad);
-        }
         head.limit(MpaFpdu.ULPDU_LENGTH_LENGTH + headerLength).position(0);
-        ByteBuffer body = payloadLength == 0 ? NO_PAYLOAD : payload.asSlice(payloadOffset, payloadLength)
-                .asByteBuffer();
+        ByteBuffer body = payload.asSlice(payloadOffset, payloadLength).asByteBuffer();
         tail.clear();
         for (int i = 0; i < pad; i++) {
             tail.put((byte) 0);
@@ -410,90 +436,144 @@ final class MpaStream implements LlpStream {
         }
         tail.putInt(value); // least significant octet first (§4.4)
         tail.flip();
-        gather[0] = head;
-        gather[1] = body;
-        gather[2] = tail;
-        return write(gather);
+        return writeBehindHeld(head, body, tail);
     }
 
     /**
-     * Writes an FPDU made of {@code parts}; what TCP does not take is copied to the pending buffer (the caller
-     * may reuse its memory once this returns) and the stream waits for room.
+     * Builds an FPDU in the pending buffer, where it is held until {@link #flush()}: the length, the header, the
+     * payload, PAD, and the CRC computed over the copy.
      */
-    private int write(ByteBuffer... parts) {
+    private void stage(MemorySegment header, long headerOffset, int headerLength, MemorySegment payload,
+            long payloadOffset, int payloadLength, int pad) {
+        int start = pending.position();
+        int at = start + MpaFpdu.ULPDU_LENGTH_LENGTH;
+        pending.putShort(start, (short) (headerLength + payloadLength));
+        MemorySegment.copy(header, headerOffset, pendingSegment, at, headerLength);
+        at += headerLength;
+        MemorySegment.copy(payload, payloadOffset, pendingSegment, at, payloadLength);
+        at += payloadLength;
+        for (int i = 0; i < pad; i++) {
+            pending.put(at++, (byte) 0);
+        }
+        int value = 0;
+        if (crc) {
+            pendingView.limit(at).position(start);
+            sendCrc.reset();
+            sendCrc.update(pendingView);
+            value = (int) sendCrc.getValue();
+        }
+        pendingSegment.set(CRC_LAYOUT, at, value); // least significant octet first (§4.4)
+        pending.position(at + MpaFpdu.CRC_LENGTH);
+    }
+
+    /** Makes room for {@code wire} more octets in the pending buffer, writing what it holds if it must. */
+    private int makeRoom(int wire) {
+        return pending.remaining() >= wire ? SENT : writeHeld();
+    }
+
+    /**
+     * Writes what the pending buffer holds; {@link #SENT} if TCP took it all, else the stream waits for room and
+     * pushes back.
+     */
+    private int writeHeld() {
         try {
-            if (parts.length == 1) {
-                channel.write(parts[0]); // a plain write: the JDK's gathering path costs more for one buffer
-            } else {
-                channel.write(parts);
-            }
-            boolean rest = false;
-            for (ByteBuffer part : parts) {
-                rest |= part.hasRemaining();
-            }
-            if (rest) {
-                for (ByteBuffer part : parts) {
-                    pending.put(part);
-                }
-                pendingWrites = true;
-                watch();
-            }
+            writePending();
         } catch (IOException e) {
             lost("TCP connection failed: " + e.getMessage());
             return CLOSED;
         }
+        if (pendingWrites) {
+            watch();
+            wantWritable = true;
+            return BACK_PRESSURED;
+        }
         return SENT;
     }
 
-    /** A small FPDU goes whole through the one buffer: one copy of a few octets saves a gathering write. */
-    private int sendSmall(int headerLength, MemorySegment payload, long payloadOffset, int payloadLength, int pad) {
-        int at = MpaFpdu.ULPDU_LENGTH_LENGTH + headerLength;
-        MemorySegment.copy(payload, payloadOffset, headSegment, at, payloadLength);
-        at += payloadLength;
-        for (int i = 0; i < pad; i++) {
-            headSegment.set(java.lang.foreign.ValueLayout.JAVA_BYTE, at++, (byte) 0);
+    /**
+     * Writes the held FPDUs and then an FPDU made of {@code parts}, in one gathering write; what TCP does not take
+     * stays in (or is copied to) the pending buffer, so the caller may reuse its memory once this returns, and the
+     * stream waits for room.
+     */
+    private int writeBehindHeld(ByteBuffer first, ByteBuffer second, ByteBuffer third) {
+        pending.flip();
+        gather[0] = pending;
+        gather[1] = first;
+        gather[2] = second;
+        gather[3] = third;
+        try {
+            writes++;
+            channel.write(gather);
+        } catch (IOException e) {
+            pending.clear();
+            lost("TCP connection failed: " + e.getMessage());
+            return CLOSED;
+        } finally {
+            gather[2] = null; // a view of registered memory: not kept past the call
         }
-        int value = 0;
-        if (crc) {
-            head.limit(at).position(0);
-            sendCrc.reset();
-            sendCrc.update(head);
-            value = (int) sendCrc.getValue();
+        pending.compact(); // what TCP did not take of the held FPDUs moves to the front
+        pending.put(first).put(second).put(third);
+        pendingWrites = pending.position() > 0;
+        if (pendingWrites) {
+            watch();
         }
-        headSegment.set(CRC_LAYOUT, at, value); // least significant octet first (§4.4)
-        head.limit(at + MpaFpdu.CRC_LENGTH).position(0);
-        single[0] = head;
-        return write(single);
+        return SENT;
     }
 
     private int sendWithMarkers(MemorySegment header, long headerOffset, int headerLength, MemorySegment payload,
             long payloadOffset, int payloadLength) {
         int ulpduLength = headerLength + payloadLength;
-        if (pending.remaining() < framer.wireLength(ulpduLength)) {
+        if (pendingWrites) {
             wantWritable = true;
             return BACK_PRESSURED;
+        }
+        int room = makeRoom(framer.wireLength(ulpduLength));
+        if (room != SENT) {
+            return room;
         }
         MemorySegment scratch = MemorySegment.ofBuffer(ulpdu);
         MemorySegment.copy(header, headerOffset, scratch, 0, headerLength);
         MemorySegment.copy(payload, payloadOffset, scratch, headerLength, payloadLength);
         ulpdu.limit(ulpduLength).position(0);
-        framer.frame(ulpdu, pending);
+        framer.frame(ulpdu, pending); // held like any staged FPDU: the Markers follow the stream's octets anyway
         ulpdu.clear();
-        try {
-            flush();
-            watch();
-        } catch (IOException e) {
-            lost("TCP connection failed: " + e.getMessage());
-            return CLOSED;
-        }
         return SENT;
     }
 
-    private void flush() throws IOException {
+    /** Writes the held FPDUs (the engine stopped sending for now). Owner thread. */
+    @Override
+    public void flush() {
+        if (!down && !pendingWrites && pending.position() > 0) {
+            writeHeld();
+        }
+    }
+
+    /** Writes what the pending buffer holds, as much as TCP takes; {@link #pendingWrites} says if some is left. */
+    private void writePending() throws IOException {
         pending.flip();
+        writes++;
         channel.write(pending);
         pending.compact();
         pendingWrites = pending.position() > 0;
+    }
+
+    /** The consumer stops polling: the I/O thread waits for reads again, now rather than a millisecond later. */
+    @Override
+    public void progressPaused() {
+        if (dormant) {
+            dormant = false;
+            watch();
+        }
+    }
+
+    /** How many writes the stream made to its socket so far. Any thread. */
+    long writes() {
+        return writes;
+    }
+
+    /** Whether the I/O thread waits for reads now (it does not while a consumer polls). Any thread. */
+    boolean readsWatched() {
+        return key.isValid() && (key.interestOps() & SelectionKey.OP_READ) != 0;
     }
 
     @Override
@@ -513,13 +593,17 @@ final class MpaStream implements LlpStream {
             return;
         }
         closing = true;
-        if (pending.position() == 0) {
-            try {
+        try {
+            if (pending.position() > 0 && !pendingWrites) {
+                writePending(); // the held FPDUs go before the FIN
+                watch();
+            }
+            if (pending.position() == 0) {
                 channel.shutdownOutput();
                 outputShut = true;
-            } catch (IOException e) {
-                lost("TCP connection failed while closing: " + e.getMessage());
             }
+        } catch (IOException e) {
+            lost("TCP connection failed while closing: " + e.getMessage());
         }
         // the peer's FIN ends it (peerClosed); a peer that sends nothing more keeps it half open, as TCP does
     }

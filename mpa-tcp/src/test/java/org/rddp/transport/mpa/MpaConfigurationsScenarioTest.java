@@ -11,7 +11,8 @@ import org.rddp.verbs.testing.TransportFixture;
 
 /**
  * The engine's scenario suite over TCP/MPA for every combination of Markers on/off and CRC on/off with each
- * setup model: revision 1, revision 2 client-server, and revision 2 peer-to-peer with each RTR type.
+ * setup model: revision 1, revision 2 client-server, and revision 2 peer-to-peer with each RTR type; and two of
+ * them with FPDUs cut for a 1500-octet path rather than the loopback's 64 KiB.
  */
 @ParameterizedClass(name = "{0}")
 @MethodSource("configurations")
@@ -41,6 +42,11 @@ class MpaConfigurationsScenarioTest extends ScenarioSuite {
                 }
             }
         }
+        // an Ethernet path: messages cut into FPDUs of about 1.4 KiB, which the stream holds and writes together
+        all.add(new Configuration("rev 2 client-server, no markers, CRC, MTU 1500",
+                MpaOptions.defaults().withMtu(1500)));
+        all.add(new Configuration("rev 2 peer-to-peer READ RTR, markers, CRC, MTU 1500",
+                MpaOptions.defaults().withMarkers(true).withPeerToPeer(RtrType.READ).withMtu(1500)));
         return all;
     }
 

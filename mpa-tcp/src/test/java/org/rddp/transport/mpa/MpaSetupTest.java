@@ -718,6 +718,70 @@ class MpaSetupTest {
         assertThat(requests).as("nothing went on the wire").isEmpty();
     }
 
+    // ------------------------------------------------------------------ the stream once it is up
+
+    /**
+     * On a 1500-octet path a 64 KiB message is some 46 FPDUs of one TCP segment each (RFC 5044 §4.5); the stream
+     * holds them and writes them together, where one system call each had cost 15 times the bandwidth.
+     */
+    @Test
+    void theFpdusOfAMessageCutForAnEthernetPathLeaveInAFewWrites() throws Exception {
+        MpaOptions ethernet = MpaOptions.defaults().withMtu(1500);
+        connect(manager(ethernet), manager(ethernet), options(HELLO, true, 1, 1), new AcceptOptions(WELCOME, 1, 1));
+        exchange();
+        MpaStream stream = (MpaStream) initiator.qp.stream();
+        assertThat(stream.mulpdu()).isEqualTo(1500 - 40 - 12 - 6); // EMSS minus the FPDU's length, CRC and PAD
+        int size = 64 * 1024;
+        MemoryRegion source = initiator.region(size);
+        MemoryRegion sink = responder.region(size);
+        for (int i = 0; i < size; i++) {
+            source.memory().set(ValueLayout.JAVA_BYTE, i, (byte) (i * 7 + i / 1000));
+        }
+        responder.postReceive(sink, 0, size, 10);
+        long before = stream.writes();
+        initiator.send(source, size, 11);
+        assertThat(initiator.completion(11).status()).isEqualTo(WcStatus.SUCCESS);
+        WorkCompletion received = responder.completion(10);
+        assertThat(received.status()).isEqualTo(WcStatus.SUCCESS);
+        assertThat(received.byteLength()).isEqualTo(size);
+        assertThat(sink.memory().mismatch(source.memory())).isEqualTo(-1);
+        int fpdus = (size + stream.mulpdu() - DdpSegment.UNTAGGED_HEADER_LENGTH - 1)
+                / (stream.mulpdu() - DdpSegment.UNTAGGED_HEADER_LENGTH);
+        assertThat(fpdus).isGreaterThan(40);
+        assertThat(stream.writes() - before).as("writes for %d FPDUs (more than one only where TCP's send buffer "
+                + "was full)", fpdus).isLessThan(fpdus / 4);
+    }
+
+    /**
+     * A consumer that polls the completion queue reads the socket itself, and the stream's own thread stops
+     * watching for reads meanwhile; once the consumer sleeps on the queue's notification that thread must read
+     * again at once, or the consumer sleeps until the thread's next look (a millisecond) for every message.
+     */
+    @Test
+    void aConsumerThatSleepsOnTheQueueHandsTheReadingBackToTheStreamsThread() throws Exception {
+        connect(manager(MpaOptions.defaults()), manager(MpaOptions.defaults()), options(HELLO, true, 1, 1),
+                new AcceptOptions(WELCOME, 1, 1));
+        exchange();
+        MpaStream stream = (MpaStream) responder.qp.stream();
+        MemoryRegion sink = responder.region(64);
+        responder.postReceive(sink, 0, 64, 20);
+        WorkCompletion completion = new WorkCompletion();
+        while (responder.cq.poll(completion)) {
+            assertThat(completion.status()).isEqualTo(WcStatus.SUCCESS); // what the exchange left
+        } // and an empty poll: the consumer reads for now
+        responder.cq.requestNotification(false);
+        assertThat(responder.cq.awaitNotification(Duration.ZERO)).isFalse();
+        assertThat(stream.readsWatched()).as("reads watched by the stream's thread once the consumer sleeps")
+                .isTrue();
+        MemoryRegion source = initiator.region(64);
+        initiator.send(source, 64, 21);
+        assertThat(responder.cq.awaitNotification(Duration.ofSeconds(WAIT_SECONDS))).as("the Send, read by the "
+                + "stream's thread while nobody polls").isTrue();
+        assertThat(responder.cq.poll(completion)).isTrue();
+        assertThat(completion.wrId()).isEqualTo(20);
+        assertThat(completion.status()).isEqualTo(WcStatus.SUCCESS);
+    }
+
     // ------------------------------------------------------------------ helpers
 
     /** What a successful setup gave each side, and the request the responder's ULP saw. */

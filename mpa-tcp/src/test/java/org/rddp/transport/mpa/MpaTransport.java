@@ -45,8 +45,14 @@ final class MpaTransport implements TransportFixture {
 
     @Override
     public int mulpdu() {
+        int mtu = Math.min(mtuOf(initiator), mtuOf(responder));
         return MpaConnectionManager.mulpdu(InetAddress.getLoopbackAddress(), initiator.options().markers()
-                || responder.options().markers());
+                || responder.options().markers(), mtu == Integer.MAX_VALUE ? 0 : mtu);
+    }
+
+    /** The MTU {@code manager} cuts FPDUs for; the loopback's own is larger than any set one. */
+    private static int mtuOf(MpaConnectionManager manager) {
+        return manager.options().mtu() == 0 ? Integer.MAX_VALUE : manager.options().mtu();
     }
 
     @Override
