@@ -68,6 +68,7 @@ public final class InMemoryLlp implements LlpStream {
     private boolean inputClosed;
     private volatile boolean down;
     private boolean reported;
+    private String lostReason;
     private long segmentsSent;
 
     private InMemoryLlp(EventLoop loop, LlpParameters parameters, int mulpdu, int capacity) {
@@ -108,10 +109,21 @@ public final class InMemoryLlp implements LlpStream {
 
     @Override
     public void start(LlpSink newSink) {
-        loop.execute(() -> {
-            sink = Objects.requireNonNull(newSink);
-            deliver();
-        });
+        Objects.requireNonNull(newSink);
+        if (loop.inEventLoop()) {
+            begin(newSink); // before anything else runs on the loop: a fault injected now must find the sink
+        } else {
+            loop.execute(() -> begin(newSink));
+        }
+    }
+
+    private void begin(LlpSink newSink) {
+        sink = newSink;
+        if (lostReason != null) {
+            report(lostReason); // lost before the engine took the stream: it still hears of it
+            return;
+        }
+        deliver();
     }
 
     @Override
@@ -263,11 +275,20 @@ public final class InMemoryLlp implements LlpStream {
     private void goDown(String reason) {
         down = true;
         loop.execute(() -> {
-            if (!reported && sink != null) {
-                reported = true;
-                sink.onClosed(false, reason);
+            if (lostReason == null) {
+                lostReason = reason;
+                if (sink != null) {
+                    report(reason);
+                }
             }
         });
+    }
+
+    private void report(String reason) {
+        if (!reported) {
+            reported = true;
+            sink.onClosed(false, reason);
+        }
     }
 
     /** Fault: {@code mutation} is applied to the next segment this end sends (it sees just that segment). */
