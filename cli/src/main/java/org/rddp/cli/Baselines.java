@@ -5,6 +5,8 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.concurrent.locks.LockSupport;
@@ -20,7 +22,9 @@ import org.rddp.transport.sctp.SctpSocket;
  * answers the last octet with a one-octet acknowledgement. The time runs at the sender, from the first send to that
  * acknowledgement: the time to the last octet plus one small one-way trip, measured on one clock, so the same
  * between processes and hosts as in one process. Latency: the pinger sends {@code size} octets, the echo sends them
- * back; half of each round trip, as perftest reports Send latency.
+ * back; half of each round trip, as perftest reports Send latency. Both ends wait as RDDP's latency runs wait
+ * ({@link Completions#spin}): busy for up to {@link Completions#SPIN}, then asleep; a baseline that slept on every
+ * message would measure thread wake-ups where RDDP's side measures the transport.
  */
 final class Baselines {
     /** The largest raw SCTP message sent: larger sizes go as several (usrsctp's default send buffer is 256 KiB). */
@@ -28,6 +32,8 @@ final class Baselines {
     private static final int RECEIVE_BUFFER = 1 << 20;
     /** Polls of a socket before its thread parks until the socket's ready hook wakes it. */
     private static final int SPINS = 2_000;
+    /** The longest sleep of a waiting baseline before it looks at its timeout again. */
+    private static final long NAP_MILLIS = 200;
 
     private Baselines() {
     }
@@ -74,30 +80,92 @@ final class Baselines {
     }
 
     /** TCP latency, the pinger's end: {@code iterations} round trips of {@code size} octets. */
-    static PerfResult.Latency tcpPing(SocketChannel channel, int size, int iterations) throws IOException {
+    static PerfResult.Latency tcpPing(SocketChannel channel, int size, int iterations, Duration timeout)
+            throws IOException {
         ByteBuffer buffer = ByteBuffer.allocateDirect(size);
         long[] rtt = new long[iterations];
-        for (int i = 0; i < iterations; i++) {
-            long start = System.nanoTime();
-            buffer.clear();
-            while (buffer.hasRemaining()) {
-                channel.write(buffer);
+        try (BusyChannel busy = new BusyChannel(channel, timeout)) {
+            for (int i = 0; i < iterations; i++) {
+                long start = System.nanoTime();
+                busy.write(buffer.clear());
+                busy.read(buffer.clear(), "the echo of message " + i);
+                rtt[i] = System.nanoTime() - start;
             }
-            readFully(channel, buffer.clear(), "the echo of message " + i);
-            rtt[i] = System.nanoTime() - start;
         }
         return PerfResult.Latency.of(size, rtt, 2);
     }
 
     /** TCP latency, the echo's end: sends each of {@code iterations} messages of {@code size} octets back. */
-    static void tcpEcho(SocketChannel channel, int size, int iterations) throws IOException {
+    static void tcpEcho(SocketChannel channel, int size, int iterations, Duration timeout) throws IOException {
         ByteBuffer buffer = ByteBuffer.allocateDirect(size);
-        for (int i = 0; i < iterations; i++) {
-            readFully(channel, buffer.clear(), "message " + i);
-            buffer.flip();
-            while (buffer.hasRemaining()) {
-                channel.write(buffer);
+        try (BusyChannel busy = new BusyChannel(channel, timeout)) {
+            for (int i = 0; i < iterations; i++) {
+                busy.read(buffer.clear(), "message " + i);
+                busy.write(buffer.flip());
             }
+        }
+    }
+
+    /**
+     * A TCP connection made non-blocking for a latency run: each read or write polls busily for up to
+     * {@link Completions#SPIN}, then waits on a selector; gives up after the timeout. Blocking again when closed.
+     */
+    private static final class BusyChannel implements AutoCloseable {
+        private final SocketChannel channel;
+        private final Selector selector;
+        private final SelectionKey key;
+        private final long timeout;
+
+        BusyChannel(SocketChannel channel, Duration timeout) throws IOException {
+            this.channel = channel;
+            this.timeout = timeout.toNanos();
+            channel.configureBlocking(false);
+            selector = Selector.open();
+            key = channel.register(selector, 0);
+        }
+
+        void read(ByteBuffer buffer, String what) throws IOException {
+            long start = System.nanoTime();
+            while (buffer.hasRemaining()) {
+                int read = channel.read(buffer);
+                if (read < 0) {
+                    throw new IOException("the peer closed the connection before " + what);
+                }
+                if (read == 0) {
+                    await(start, SelectionKey.OP_READ, what);
+                }
+            }
+        }
+
+        void write(ByteBuffer buffer) throws IOException {
+            long start = System.nanoTime();
+            while (buffer.hasRemaining()) {
+                if (channel.write(buffer) == 0) {
+                    await(start, SelectionKey.OP_WRITE, "room to send");
+                }
+            }
+        }
+
+        private void await(long start, int interest, String what) throws IOException {
+            long waited = System.nanoTime() - start;
+            if (waited < Completions.SPIN) {
+                Thread.onSpinWait();
+                return;
+            }
+            if (waited > timeout) {
+                throw new IOException("timed out waiting for " + what);
+            }
+            key.interestOps(interest);
+            selector.select(NAP_MILLIS);
+            selector.selectedKeys().clear();
+            key.interestOps(0);
+        }
+
+        @Override
+        public void close() throws IOException {
+            key.cancel();
+            selector.close();
+            channel.configureBlocking(true);
         }
     }
 
@@ -115,7 +183,7 @@ final class Baselines {
     /** Raw SCTP bandwidth, the sender's end: messages of at most 64 KiB, unordered, then the acknowledgement. */
     static PerfResult.Bandwidth sctpSend(SctpSocket socket, int size, long iterations, Duration timeout)
             throws IOException {
-        Waiter waiter = new Waiter(socket, timeout);
+        Waiter waiter = new Waiter(socket, timeout, 0);
         MemorySegment out = Arena.ofAuto().allocate(Math.min(size, SCTP_MESSAGE));
         MemorySegment in = Arena.ofAuto().allocate(RECEIVE_BUFFER);
         SctpSocket.ReceivedMessage info = new SctpSocket.ReceivedMessage();
@@ -127,7 +195,7 @@ final class Baselines {
 
     /** Raw SCTP bandwidth, the receiver's end: receives {@code total} octets, then acknowledges the last. */
     static void sctpSink(SctpSocket socket, long total, Duration timeout) throws IOException {
-        Waiter waiter = new Waiter(socket, timeout);
+        Waiter waiter = new Waiter(socket, timeout, 0);
         MemorySegment in = Arena.ofAuto().allocate(RECEIVE_BUFFER);
         receive(socket, in, new SctpSocket.ReceivedMessage(), total, waiter, total + " octets");
         send(socket, Arena.ofAuto().allocate(1), 1, waiter);
@@ -136,7 +204,7 @@ final class Baselines {
     /** Raw SCTP latency, the pinger's end: {@code iterations} round trips of one {@code size}-octet message. */
     static PerfResult.Latency sctpPing(SctpSocket socket, int size, int iterations, Duration timeout)
             throws IOException {
-        Waiter waiter = new Waiter(socket, timeout);
+        Waiter waiter = new Waiter(socket, timeout, Completions.SPIN);
         MemorySegment out = Arena.ofAuto().allocate(size);
         MemorySegment in = Arena.ofAuto().allocate(RECEIVE_BUFFER);
         SctpSocket.ReceivedMessage info = new SctpSocket.ReceivedMessage();
@@ -152,7 +220,7 @@ final class Baselines {
 
     /** Raw SCTP latency, the echo's end: sends each of {@code iterations} messages of {@code size} octets back. */
     static void sctpEcho(SctpSocket socket, int size, int iterations, Duration timeout) throws IOException {
-        Waiter waiter = new Waiter(socket, timeout);
+        Waiter waiter = new Waiter(socket, timeout, Completions.SPIN);
         MemorySegment out = Arena.ofAuto().allocate(size);
         MemorySegment in = Arena.ofAuto().allocate(RECEIVE_BUFFER);
         SctpSocket.ReceivedMessage info = new SctpSocket.ReceivedMessage();
@@ -197,19 +265,26 @@ final class Baselines {
 
     /**
      * How a thread waits on a non-blocking SCTP socket: polls it for a while (a message is seen as soon as the
-     * stack queues it), then parks until the socket's ready hook wakes it; gives up after the timeout.
+     * stack queues it: {@link #SPINS} polls, or for {@code spin} nanoseconds if that is longer), then parks until
+     * the socket's ready hook wakes it; gives up after the timeout.
      */
     private static final class Waiter {
         private final long deadline;
+        private final long spin;
+        private long spinning;
 
-        Waiter(SctpSocket socket, Duration timeout) {
+        Waiter(SctpSocket socket, Duration timeout, long spin) {
             Thread owner = Thread.currentThread();
             socket.onReady(() -> LockSupport.unpark(owner));
             deadline = System.nanoTime() + timeout.toNanos();
+            this.spin = spin;
         }
 
         void await(int round, String what) throws IOException {
-            if (round < SPINS) {
+            if (round == 0) {
+                spinning = System.nanoTime();
+            }
+            if (round < SPINS || System.nanoTime() - spinning < spin) {
                 Thread.onSpinWait();
                 return;
             }

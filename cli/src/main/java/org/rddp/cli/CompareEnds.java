@@ -80,7 +80,7 @@ final class CompareEnds {
             case TCP_SOCKET -> {
                 try (SocketChannel channel = Baselines.noDelay(SocketChannel.open(server))) {
                     return bandwidth ? Baselines.tcpSend(channel, task.size(), task.iterations())
-                            : Baselines.tcpPing(channel, task.size(), (int) task.iterations());
+                            : Baselines.tcpPing(channel, task.size(), (int) task.iterations(), TIMEOUT);
                 }
             }
             case SCTP_SOCKET -> {
@@ -227,7 +227,7 @@ final class CompareEnds {
                 if (task.bandwidth()) {
                     Baselines.tcpSink(channel, task.size() * task.iterations());
                 } else {
-                    Baselines.tcpEcho(channel, task.size(), (int) task.iterations());
+                    Baselines.tcpEcho(channel, task.size(), (int) task.iterations(), TIMEOUT);
                 }
             }
         }

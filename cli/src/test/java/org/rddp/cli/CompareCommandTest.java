@@ -121,7 +121,7 @@ class CompareCommandTest {
             assertThat(ready).startsWith("ready ");
             try (SocketChannel data = SocketChannel.open(new InetSocketAddress("127.0.0.1",
                     Integer.parseInt(ready.substring("ready ".length()))))) {
-                assertThat(Baselines.tcpPing(data, 64, 10).iterations()).isEqualTo(10);
+                assertThat(Baselines.tcpPing(data, 64, 10, CompareEnds.TIMEOUT).iterations()).isEqualTo(10);
             }
             assertThat(lines.read()).isEqualTo("done");
             lines.write("bye");
