@@ -48,7 +48,21 @@ final class DdpAssociation {
         pollScheduled.set(false);
         poll();
     };
-    private final Runnable progress = this::poll;
+    private final Runnable progress = this::consumerLooks;
+    /**
+     * Whether a consumer polling a completion queue reads the socket itself for now ({@link #progress}), so the
+     * ready hook need not wake the owner thread for every message: on a machine with few cores that wake-up, and
+     * the owner thread contending with the consumer for the ownership, cost more than the message.
+     */
+    private volatile boolean dormant;
+    /** Whether the ready hook left something to the consumer since the consumer's last look. */
+    private volatile boolean missed;
+    /** Whether {@link DormancyWatch} watches this association. */
+    private final AtomicBoolean watched = new AtomicBoolean();
+    /** The consumer's looks so far. */
+    private volatile long looks;
+    /** {@link #looks} at the watch's last look; the watch's thread only. */
+    private long looksSeen;
     private final CompletableFuture<DdpAssociation> validated = new CompletableFuture<>();
     private final int maxChunk;
     private volatile Listener listener;
@@ -77,11 +91,75 @@ final class DdpAssociation {
     /** Starts reading; completes {@link #validated()} once the peer's Adaptation Layer Indication is checked. */
     void start(Listener newListener) {
         this.listener = newListener;
-        socket.onReady(() -> {
-            if (pollScheduled.compareAndSet(false, true)) {
-                loop.execute(pollTask);
+        socket.onReady(this::ready);
+    }
+
+    /** The socket has something to read or room to write. Any thread; hands off only. */
+    private void ready() {
+        if (dormant) {
+            missed = true;
+            if (watched.compareAndSet(false, true)) {
+                DormancyWatch.watch(this); // in case the consumer does not look again
             }
-        });
+            if (dormant) {
+                return; // the consumer reads at its next look
+            }
+        }
+        schedulePoll();
+    }
+
+    private void schedulePoll() {
+        if (pollScheduled.compareAndSet(false, true)) {
+            loop.execute(pollTask);
+        }
+    }
+
+    /** A consumer polling a completion queue reads the socket itself; as the owner. */
+    private void consumerLooks() {
+        looks++; // under the loop's ownership: one writer at a time
+        if (!dormant) {
+            dormant = true;
+        }
+        missed = false;
+        poll();
+    }
+
+    /** A consumer stops polling (it sleeps on a completion queue): the owner thread reads again, at once. */
+    void consumerPaused() {
+        if (dormant) {
+            dormant = false;
+            missed = false;
+            schedulePoll(); // what came since the consumer's last look
+        }
+    }
+
+    /**
+     * {@link DormancyWatch}, a grace period after this association's hook left something to a consumer: if the
+     * consumer did not look since, the owner thread reads again. Returns true when no more watching is needed.
+     */
+    boolean lookAfterGrace() {
+        long now = looks;
+        boolean looked = now != looksSeen;
+        looksSeen = now;
+        if (down) {
+            return true; // watched stays set: nothing will be read again
+        }
+        if (missed) {
+            if (looked) {
+                return false; // the consumer still polls: it takes what was left at its next look
+            }
+            dormant = false;
+            missed = false;
+            schedulePoll();
+        }
+        watched.set(false);
+        // the hook may have left something after the look above and found the watch still set
+        return !(missed && watched.compareAndSet(false, true));
+    }
+
+    /** Whether a polling consumer reads the socket for now, for tests. */
+    boolean dormant() {
+        return dormant;
     }
 
     /** Completes when the peer indicated DDP (RFC 5043 §5.1); fails if it did not. */
@@ -392,6 +470,11 @@ final class DdpAssociation {
         @Override
         public Runnable progress() {
             return progress;
+        }
+
+        @Override
+        public void progressPaused() {
+            consumerPaused();
         }
 
         /** The engine closes: a Session Terminate follows the last segment (RFC 5043 §6.2). */
