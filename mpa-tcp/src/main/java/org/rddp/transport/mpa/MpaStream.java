@@ -390,28 +390,23 @@ final class MpaStream implements LlpStream {
         if (ulpduLength > mulpdu || headerLength > LARGEST_HEADER) {
             throw new IllegalArgumentException("segment of " + ulpduLength + " octets exceeds the MULPDU " + mulpdu);
         }
-        if (markersOut) {
-            return sendWithMarkers(header, headerOffset, headerLength, payload, payloadOffset, payloadLength);
-        }
         if (pendingWrites) {
             // TCP is full: wait for room rather than hold more behind what it did not take
             wantWritable = true;
             return BACK_PRESSURED;
         }
+        if (markersOut) {
+            return sendWithMarkers(header, headerOffset, headerLength, payload, payloadOffset, payloadLength);
+        }
         int pad = MpaFpdu.padLength(ulpduLength);
-        int wire = MpaFpdu.ULPDU_LENGTH_LENGTH + ulpduLength + pad + MpaFpdu.CRC_LENGTH;
-        if (payloadLength <= STAGED_PAYLOAD) {
-            int room = makeRoom(wire);
-            if (room == SENT) {
-                stage(header, headerOffset, headerLength, payload, payloadOffset, payloadLength, pad);
-            }
+        // room for the whole FPDU: a staged one is built there, and of a larger one TCP may take nothing
+        int room = makeRoom(MpaFpdu.ULPDU_LENGTH_LENGTH + ulpduLength + pad + MpaFpdu.CRC_LENGTH);
+        if (room != SENT) {
             return room;
         }
-        if (pending.position() + wire > pending.capacity()) {
-            int room = writeHeld();
-            if (room != SENT) {
-                return room;
-            }
+        if (payloadLength <= STAGED_PAYLOAD) {
+            stage(header, headerOffset, headerLength, payload, payloadOffset, payloadLength, pad);
+            return SENT;
         }
         head.clear();
         head.putShort((short) ulpduLength);
@@ -523,10 +518,6 @@ final class MpaStream implements LlpStream {
     private int sendWithMarkers(MemorySegment header, long headerOffset, int headerLength, MemorySegment payload,
             long payloadOffset, int payloadLength) {
         int ulpduLength = headerLength + payloadLength;
-        if (pendingWrites) {
-            wantWritable = true;
-            return BACK_PRESSURED;
-        }
         int room = makeRoom(framer.wireLength(ulpduLength));
         if (room != SENT) {
             return room;

@@ -127,10 +127,15 @@ final class DdpAssociation {
     /** A consumer stops polling (it sleeps on a completion queue): the owner thread reads again, at once. */
     void consumerPaused() {
         if (dormant) {
-            dormant = false;
-            missed = false;
-            schedulePoll(); // what came since the consumer's last look
+            wake();
         }
+    }
+
+    /** The owner thread reads again, from what came since the consumer's last look. */
+    private void wake() {
+        dormant = false;
+        missed = false;
+        schedulePoll();
     }
 
     /**
@@ -148,9 +153,7 @@ final class DdpAssociation {
             if (looked) {
                 return false; // the consumer still polls: it takes what was left at its next look
             }
-            dormant = false;
-            missed = false;
-            schedulePoll();
+            wake();
         }
         watched.set(false);
         // the hook may have left something after the look above and found the watch still set
