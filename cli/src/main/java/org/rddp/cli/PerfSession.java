@@ -58,6 +58,8 @@ final class PerfSession {
     private static final VarHandle CREDIT = CREDIT_VALUE.varHandle();
     private static final int CREDIT_SOURCE = 0;
     private static final int CREDIT_SINK = 4;
+    /** How long the end of a run waits for the peer to answer its disconnect before the connections are closed. */
+    private static final Duration DISCONNECT_WAIT = Duration.ofSeconds(5);
     private static final int CONNECT_ATTEMPTS = 10;
     private static final java.util.Random PSN = new java.util.Random(); // printed only, as perftest's lrand48
     private static final Duration CONNECT_PAUSE = Duration.ofMillis(100);
@@ -332,7 +334,25 @@ final class PerfSession {
         for (DataQp data : qps) {
             data.qp.disconnect();
         }
+        awaitDisconnected();
         control.close();
+    }
+
+    /**
+     * Waits, up to {@link #DISCONNECT_WAIT}, until the peer has answered the disconnect of every data connection.
+     * What was sent last may still be on its way (write-lat's last RDMA Write, which nothing acknowledges, can be
+     * megabytes), and closing the connection manager aborts a connection still open, dropping it.
+     */
+    private void awaitDisconnected() {
+        long deadline = System.nanoTime() + DISCONNECT_WAIT.toNanos();
+        for (DataQp data : qps) {
+            QpState state = data.qp.state();
+            while ((state == QpState.RTS || state == QpState.CLOSING || state == QpState.TERMINATE)
+                    && System.nanoTime() - deadline < 0) {
+                LockSupport.parkNanos(1_000_000);
+                state = data.qp.state();
+            }
+        }
     }
 
     private void rdmaBandwidth(Consumer<PerfResult> results) throws PeerException {
