@@ -10,6 +10,7 @@ module org.rddp.rdmap {
     exports org.rddp.mpa;
     exports org.rddp.sctp;
     exports org.rddp.llp;
+    exports org.rddp.loop;
     exports org.rddp.engine;
 
     requires org.jctools.core;

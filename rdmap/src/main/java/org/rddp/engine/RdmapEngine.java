@@ -11,6 +11,7 @@ import org.rddp.error.ErrorLayer;
 import org.rddp.error.RdmapError;
 import org.rddp.error.TerminateCause;
 import org.rddp.llp.LlpParameters;
+import org.rddp.loop.Loop;
 import org.rddp.llp.LlpSink;
 import org.rddp.llp.LlpStream;
 import org.rddp.llp.PlacementTarget;
@@ -30,8 +31,9 @@ import org.rddp.wire.Wire;
  * turns the first error into a Terminate with the cause, layer and copied headers RFC 5040 §7.1 prescribes,
  * after which it places nothing more and flushes all outstanding work.
  *
- * <p>Single-threaded: every method except {@link #start}, {@link #wakeup}, {@link #disconnect}, {@link #abort}
- * and {@link #state} runs on the LLP stream's owner thread.
+ * <p>Single-threaded: it runs on the {@link Loop} its LLP stream lives on. {@link #start}, {@link #wakeup},
+ * {@link #disconnect}, {@link #abort} and {@link #state} may be called on any thread: they queue a command on the
+ * loop (or run it at once on a manual loop's own thread, outside a duty cycle).
  */
 public final class RdmapEngine implements LlpSink {
     private static final int HEADER_SCRATCH = 128;
@@ -40,6 +42,7 @@ public final class RdmapEngine implements LlpSink {
     private static final long MAX_MESSAGE = 0xFFFF_FFFFL;
 
     private final LlpStream llp;
+    private final Loop loop;
     private final StagResolver memory;
     private final WorkQueues queues;
     private final LlpParameters parameters;
@@ -54,6 +57,7 @@ public final class RdmapEngine implements LlpSink {
         drainScheduled.set(false);
         drain();
     };
+    private final Runnable startTask = this::startOnLoop;
     private final SendWork rtrWork = new SendWork(1);
 
     private volatile QpState state = QpState.IDLE;
@@ -98,11 +102,12 @@ public final class RdmapEngine implements LlpSink {
     }
 
     /**
-     * An engine for {@code llp}, reaching memory through {@code memory} and work through {@code queues}. Nothing
-     * happens until {@link #start()}.
+     * An engine for {@code llp}, which lives on {@code loop}, reaching memory through {@code memory} and work through
+     * {@code queues}. Nothing happens until {@link #start()}.
      */
-    public RdmapEngine(LlpStream llp, StagResolver memory, WorkQueues queues) {
+    public RdmapEngine(LlpStream llp, Loop loop, StagResolver memory, WorkQueues queues) {
         this.llp = llp;
+        this.loop = loop;
         this.memory = memory;
         this.queues = queues;
         this.parameters = llp.parameters();
@@ -119,31 +124,23 @@ public final class RdmapEngine implements LlpSink {
     }
 
     /**
-     * Brings the stream up: the engine enters RTS, then the LLP starts delivering, so that no segment can reach
-     * an engine that is not ready. Any thread; on the owner thread it happens before this method returns.
+     * Brings the stream up on its loop: the engine enters RTS, then the LLP starts delivering, so that no segment
+     * can reach an engine that is not ready. Any thread.
      */
     public void start() {
-        if (llp.inOwnerThread()) {
-            begin();
-            llp.start(this);
-        } else {
-            llp.execute(() -> {
-                begin();
-                llp.start(this);
-            });
-        }
+        loop.runNowOrLater(startTask);
     }
 
-    /** Work was posted: the owner thread will look at the send queue. Any thread; allocates nothing. */
+    /** Work was posted: the loop will look at the send queue. Any thread; allocates nothing. */
     public void wakeup() {
-        if (drainScheduled.compareAndSet(false, true) && !llp.tryRun(drainTask)) {
-            llp.execute(drainTask);
+        if (drainScheduled.compareAndSet(false, true)) {
+            loop.runNowOrLater(drainTask);
         }
     }
 
     /** Starts a graceful disconnect: posted sends finish, then the LLP stream closes. Any thread. */
     public void disconnect() {
-        llp.execute(() -> {
+        loop.execute(() -> {
             if (state == QpState.RTS) {
                 setState(QpState.CLOSING);
                 closeRequested = true;
@@ -154,13 +151,20 @@ public final class RdmapEngine implements LlpSink {
 
     /** Tears the stream down at once; outstanding work is flushed. Any thread. */
     public void abort(String reason) {
-        llp.execute(() -> {
+        loop.execute(() -> {
             if (state != QpState.ERROR) {
                 flushAll(null, null);
                 toError(QpEvent.CONNECTION_LOST, reason);
             }
+            llp.abort(); // the stream reports its close to an engine already in ERROR: nothing more happens
         });
-        llp.abort();
+    }
+
+    private void startOnLoop() {
+        if (state == QpState.IDLE) {
+            begin();
+            llp.start(this); // RTS first: no segment can reach an engine that is not ready
+        }
     }
 
     private void begin() {

@@ -7,6 +7,9 @@ import java.lang.foreign.MemorySegment;
  * DDP segments, preserves their boundaries, delivers them to the {@link LlpSink} in the order they were sent
  * (an LLP that receives out of order re-sequences, and may place tagged payload early through
  * {@link LlpSink#placeTagged}), reports its MULPDU and its errors, and pushes back when full.
+ *
+ * <p>A stream lives on one {@link org.rddp.loop.Loop}, whose poller owns its socket: every call here is made on
+ * that loop's thread, and the stream calls its sink only there.
  */
 public interface LlpStream {
     /** {@link #send} outcome: the LLP took responsibility for the segment. */
@@ -22,7 +25,7 @@ public interface LlpStream {
     /** Largest DDP segment, header included, that {@link #send} accepts now. At least 128 (RFC 5044 §4.5). */
     int mulpdu();
 
-    /** Starts delivery to {@code sink}; called once, on any thread. */
+    /** Starts delivery to {@code sink}; called once, on the owner thread. */
     void start(LlpSink sink);
 
     /**
@@ -43,51 +46,15 @@ public interface LlpStream {
         // nothing is held back
     }
 
-    /** The event loop that owns the stream: the engine on it never needs a lock. */
-    EventLoop loop();
-
-    /** Runs {@code task} on the owner thread, after tasks handed over before it. Any thread. */
-    default void execute(Runnable task) {
-        loop().execute(task);
-    }
-
-    /** Whether the caller is the owner thread. */
-    default boolean inOwnerThread() {
-        return loop().inEventLoop();
-    }
-
-    /**
-     * Runs idempotent {@code work} on the calling thread as the owner, if the owner is idle; returns false
-     * otherwise, and the caller hands the work over with {@link #execute}. Any thread; allocates nothing.
-     */
-    default boolean tryRun(Runnable work) {
-        return loop().tryRun(work);
-    }
-
-    /**
-     * Work that moves the stream forward when run as the owner (reading what arrived), for a consumer that
-     * waits on a completion queue to run through {@link #tryRun} instead of waiting for the owner thread to
-     * wake; null if the LLP has none.
-     */
-    default Runnable progress() {
-        return null;
-    }
-
-    /**
-     * Told that a consumer which ran {@link #progress()} stops polling for a while (it sleeps on a completion
-     * queue): an LLP whose own thread leaves the reading to a polling consumer must read again itself, at once.
-     * Any thread; allocates nothing.
-     */
-    default void progressPaused() {
-        // the LLP's own thread never leaves the reading to a consumer
-    }
-
     /**
      * Closes gracefully: segments already sent, held back ones included, are delivered, then the peer sees the
      * close. The sink gets {@link LlpSink#onClosed} when the stream is down in both directions. Owner thread.
      */
     void close();
 
-    /** Tears the stream down at once, dropping what was not delivered. Any thread. */
+    /**
+     * Tears the stream down at once, dropping what was not delivered; the sink gets {@link LlpSink#onClosed}.
+     * Owner thread.
+     */
     void abort();
 }

@@ -9,10 +9,10 @@ import java.util.function.Consumer;
 import org.jctools.queues.SpscArrayQueue;
 import org.rddp.error.TerminateCause;
 import org.rddp.llp.EarlyPlacement;
-import org.rddp.llp.EventLoop;
 import org.rddp.llp.LlpParameters;
 import org.rddp.llp.LlpSink;
 import org.rddp.llp.LlpStream;
+import org.rddp.loop.Loop;
 
 /**
  * One end of an in-memory LLP stream pair, for tests of everything above the LLP: two ends in one JVM, each
@@ -43,7 +43,7 @@ public final class InMemoryLlp implements LlpStream {
         }
     }
 
-    private final EventLoop loop;
+    private final Loop loop;
     private final LlpParameters parameters;
     private final int mulpdu;
     private final Queue<Slot> free;
@@ -71,7 +71,7 @@ public final class InMemoryLlp implements LlpStream {
     private String lostReason;
     private long segmentsSent;
 
-    private InMemoryLlp(EventLoop loop, LlpParameters parameters, int mulpdu, int capacity) {
+    private InMemoryLlp(Loop loop, LlpParameters parameters, int mulpdu, int capacity) {
         this.loop = loop;
         this.parameters = parameters;
         this.mulpdu = mulpdu;
@@ -88,7 +88,7 @@ public final class InMemoryLlp implements LlpStream {
      * @param mulpdu   the largest segment either end accepts
      * @param capacity segments in flight per direction before the sender is back-pressured
      */
-    public static InMemoryLlp[] pair(EventLoop loopA, LlpParameters a, EventLoop loopB, LlpParameters b, int mulpdu,
+    public static InMemoryLlp[] pair(Loop loopA, LlpParameters a, Loop loopB, LlpParameters b, int mulpdu,
             int capacity) {
         InMemoryLlp endA = new InMemoryLlp(loopA, a, mulpdu, capacity);
         InMemoryLlp endB = new InMemoryLlp(loopB, b, mulpdu, capacity);
@@ -109,16 +109,12 @@ public final class InMemoryLlp implements LlpStream {
 
     @Override
     public void start(LlpSink newSink) {
-        Objects.requireNonNull(newSink);
-        if (loop.inEventLoop()) {
-            begin(newSink); // before anything else runs on the loop: a fault injected now must find the sink
-        } else {
-            loop.execute(() -> begin(newSink));
+        sink = Objects.requireNonNull(newSink); // on the loop: a fault queued behind the start finds the sink
+        if (lostReason != null) {
+            report(lostReason); // lost before the engine took the stream: it still hears of it
+            return;
         }
-    }
-
-    private void begin(LlpSink newSink) {
-        sink = newSink;
+        deliver();
         if (lostReason != null) {
             report(lostReason); // lost before the engine took the stream: it still hears of it
             return;
@@ -229,8 +225,8 @@ public final class InMemoryLlp implements LlpStream {
         }
     }
 
-    @Override
-    public EventLoop loop() {
+    /** The loop this end lives on. */
+    public Loop loop() {
         return loop;
     }
 

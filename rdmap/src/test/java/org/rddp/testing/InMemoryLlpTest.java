@@ -10,18 +10,20 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.rddp.ddp.DdpSegment;
 import org.rddp.error.TerminateCause;
-import org.rddp.llp.EventLoop;
 import org.rddp.llp.LlpParameters;
 import org.rddp.llp.LlpSink;
 import org.rddp.llp.PlacementTarget;
+import org.rddp.loop.IdleStrategy;
+import org.rddp.loop.Loop;
+import org.rddp.loop.Poller;
 
 /**
  * The in-memory LLP's own promise, which every test above it relies on: a lost connection reaches the sink
  * exactly once, however its loss and the engine's start interleave.
  */
 class InMemoryLlpTest {
-    private final EventLoop loopA = new EventLoop("end-a");
-    private final EventLoop loopB = new EventLoop("end-b");
+    private final Loop loopA = Loop.start("end-a", Poller.parking(), IdleStrategy.BLOCKING);
+    private final Loop loopB = Loop.start("end-b", Poller.parking(), IdleStrategy.BLOCKING);
     private final InMemoryLlp[] ends = InMemoryLlp.pair(loopA, LlpParameters.of(1, 1), loopB, LlpParameters.of(1, 1),
             1024, 4);
     private final Recorder sink = new Recorder();
@@ -65,7 +67,7 @@ class InMemoryLlpTest {
     @Test
     void aConnectionLostBeforeTheEngineStartsIsReportedWhenItStarts() throws Exception {
         ends[0].dropConnection();
-        ends[0].start(sink);
+        loopA.execute(() -> ends[0].start(sink));
         assertThat(sink.closes.poll(20, TimeUnit.SECONDS)).isEqualTo("lost: connection lost");
         assertOnlyOnce();
     }

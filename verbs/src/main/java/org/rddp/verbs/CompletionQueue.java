@@ -8,7 +8,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jctools.queues.MpmcArrayQueue;
 import org.rddp.engine.WcStatus;
-import org.rddp.llp.LlpStream;
+import org.rddp.loop.Loop;
 
 /**
  * A completion queue ({@code ibv_cq}): completions of any number of queue pairs, polled by the consumer without
@@ -27,8 +27,10 @@ public final class CompletionQueue {
     private volatile int moderation = 1;
     private final Semaphore notifications = new Semaphore(0);
     private final AtomicLong overruns = new AtomicLong();
-    private volatile LlpStream[] progressStreams = new LlpStream[0];
-    private volatile Runnable[] progressWork = new Runnable[0];
+    /** The manual loops of this queue's queue pairs: a poll on a loop's own thread runs its duty cycle. */
+    private volatile Loop[] loops = new Loop[0];
+    /** The manual loop a waiter on this queue blocks in, or null: a completion from elsewhere wakes it. */
+    private volatile Loop blockedIn;
 
     CompletionQueue(int capacity) {
         this.capacity = capacity;
@@ -45,17 +47,17 @@ public final class CompletionQueue {
     }
 
     /**
-     * Takes the oldest completion into {@code into}; returns false if there is none. When the queue is empty it
-     * first lets the streams of its queue pairs make progress on this thread if their owners are idle, so a
-     * polling consumer does not wait for a parked thread to wake.
+     * Takes the oldest completion into {@code into}; returns false if there is none. When the queue is empty and the
+     * caller drives the manual loop of some of its queue pairs, it first runs that loop's duty cycle: the polling
+     * thread reads its own sockets.
      */
     public boolean poll(WorkCompletion into) {
         WorkCompletion entry = ready.poll();
         if (entry == null) {
-            LlpStream[] streams = progressStreams;
-            Runnable[] work = progressWork;
-            for (int i = 0; i < streams.length && i < work.length; i++) {
-                streams[i].tryRun(work[i]);
+            for (Loop loop : loops) {
+                if (loop.inLoop()) {
+                    loop.invoke();
+                }
             }
             entry = ready.poll();
         }
@@ -101,15 +103,55 @@ public final class CompletionQueue {
     }
 
     /**
-     * Waits for a notification requested with {@link #requestNotification}; false on timeout. The streams of this
-     * queue's queue pairs are told first that nobody polls them for now ({@link LlpStream#progressPaused()}): one
-     * that left its reading to the polling consumer goes back to reading on its own thread.
+     * Waits for a notification requested with {@link #requestNotification}; false on timeout. A caller that drives
+     * the manual loop of some of this queue's queue pairs runs it meanwhile, blocking in its poller between duty
+     * cycles (woken by its sockets, by commands, and by completions other threads add); with several such loops it
+     * runs them in turn without blocking.
      */
     public boolean awaitNotification(Duration timeout) throws InterruptedException {
-        for (LlpStream stream : progressStreams) {
-            stream.progressPaused();
+        Loop own = null;
+        int owned = 0;
+        for (Loop loop : loops) {
+            if (loop.inLoop() && loop.running()) {
+                own = loop;
+                owned++;
+            }
         }
-        return notifications.tryAcquire(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        if (owned == 0) {
+            return notifications.tryAcquire(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        blockedIn = owned == 1 ? own : null;
+        try {
+            while (!notifications.tryAcquire()) {
+                int work = 0;
+                for (Loop loop : loops) {
+                    if (loop.inLoop()) {
+                        work += loop.invoke();
+                    }
+                }
+                if (notifications.tryAcquire()) {
+                    return true;
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                if (Thread.interrupted()) {
+                    throw new InterruptedException();
+                }
+                if (work == 0) {
+                    if (owned == 1) {
+                        own.idle(left);
+                    } else {
+                        Thread.yield();
+                    }
+                }
+            }
+            return true;
+        } finally {
+            blockedIn = null;
+        }
     }
 
     /** Completions that found the queue full and were lost: the queue was created too small. */
@@ -117,42 +159,16 @@ public final class CompletionQueue {
         return overruns.get();
     }
 
-    /** Lets {@code stream} make progress when a consumer polls this queue empty. */
-    synchronized void addProgress(LlpStream stream, Runnable work) {
-        for (LlpStream known : progressStreams) {
-            if (known == stream) {
+    /** Runs {@code loop}'s duty cycle when its own thread polls or waits on this queue. */
+    synchronized void drive(Loop loop) {
+        for (Loop known : loops) {
+            if (known == loop) {
                 return;
             }
         }
-        LlpStream[] streams = java.util.Arrays.copyOf(progressStreams, progressStreams.length + 1);
-        Runnable[] works = java.util.Arrays.copyOf(progressWork, progressWork.length + 1);
-        streams[streams.length - 1] = stream;
-        works[works.length - 1] = work;
-        progressWork = works;
-        progressStreams = streams;
-    }
-
-    /** Stops polling {@code stream} for progress. */
-    synchronized void removeProgress(LlpStream stream) {
-        int index = -1;
-        for (int i = 0; i < progressStreams.length; i++) {
-            if (progressStreams[i] == stream) {
-                index = i;
-            }
-        }
-        if (index < 0) {
-            return;
-        }
-        LlpStream[] streams = new LlpStream[progressStreams.length - 1];
-        Runnable[] works = new Runnable[streams.length];
-        for (int i = 0, j = 0; i < progressStreams.length; i++) {
-            if (i != index) {
-                streams[j] = progressStreams[i];
-                works[j++] = progressWork[i];
-            }
-        }
-        progressStreams = streams;
-        progressWork = works;
+        Loop[] more = java.util.Arrays.copyOf(loops, loops.length + 1);
+        more[loops.length] = loop;
+        loops = more;
     }
 
     /** Adds a completion; called by queue pairs on their owner threads. */
@@ -176,6 +192,10 @@ public final class CompletionQueue {
                 || mode == SOLICITED && (solicited || status != WcStatus.SUCCESS)) {
             if (armed.compareAndSet(mode, DISARMED)) {
                 notifications.release();
+                Loop waiting = blockedIn;
+                if (waiting != null && !waiting.inLoop()) {
+                    waiting.wakeup(); // a waiter blocked in its loop's poller, for a completion from another loop
+                }
             }
         }
     }

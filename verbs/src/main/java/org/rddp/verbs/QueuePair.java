@@ -14,13 +14,14 @@ import org.rddp.engine.WorkOpcode;
 import org.rddp.engine.WorkQueues;
 import org.rddp.llp.LlpStream;
 import org.rddp.llp.PlacementTarget;
+import org.rddp.loop.Loop;
 import org.rddp.rdmap.RdmapOpcode;
 import org.rddp.rdmap.TerminateHeader;
 
 /**
  * A queue pair ({@code ibv_qp}) with the iWARP states IDLE, RTS, CLOSING, TERMINATE and ERROR. Posting is
- * thread-safe and allocates nothing; the protocol runs on the owner thread of the LLP stream a connection
- * manager attaches with {@link #attach}.
+ * thread-safe and allocates nothing; the protocol runs on the loop of the LLP stream a connection manager
+ * attaches with {@link #attach}.
  *
  * <p>Legal transitions the consumer may ask for with {@link #modify}: IDLE to ERROR, RTS to CLOSING (graceful
  * disconnect), RTS, CLOSING or TERMINATE to ERROR (abort), and ERROR to IDLE (reset, once the stream is down).
@@ -38,6 +39,7 @@ public final class QueuePair {
     private volatile QpState state = QpState.IDLE;
     private volatile RdmapEngine engine;
     private volatile LlpStream stream;
+    private volatile Loop loop;
     private final CompletableFuture<QpEvent> established = new CompletableFuture<>();
 
     QueuePair(ProtectionDomain pd, QpAttributes attributes) {
@@ -160,6 +162,7 @@ public final class QueuePair {
             case IDLE -> {
                 engine = null;
                 stream = null;
+                loop = null;
                 state = QpState.IDLE;
             }
             default -> {
@@ -191,23 +194,30 @@ public final class QueuePair {
         }
     }
 
+    /** The loop its stream lives on, or null before {@link #attach}. */
+    public Loop loop() {
+        return loop;
+    }
+
     /**
-     * Connection managers only: binds the queue pair to an established LLP stream and moves it to RTS.
+     * Connection managers only: binds the queue pair to an established LLP stream, which lives on {@code on}, and
+     * moves it to RTS; the engine starts on that loop. A manual loop is then driven by polls of this queue pair's
+     * completion queues on the loop's thread.
      *
      * @throws IllegalStateException unless the queue pair is IDLE
      */
-    public synchronized void attach(LlpStream llp) {
+    public synchronized void attach(LlpStream llp, Loop on) {
         if (state != QpState.IDLE || engine != null) {
             throw new IllegalStateException("queue pair " + number + " is " + state + ", attach needs IDLE");
         }
-        RdmapEngine created = new RdmapEngine(llp, glue, glue);
+        RdmapEngine created = new RdmapEngine(llp, on, glue, glue);
         stream = llp;
+        loop = on;
         engine = created;
         state = QpState.RTS;
-        Runnable progress = llp.progress();
-        if (progress != null) {
-            attributes.sendCq().addProgress(llp, progress);
-            attributes.receiveCq().addProgress(llp, progress);
+        if (on.manual()) {
+            attributes.sendCq().drive(on);
+            attributes.receiveCq().drive(on);
         }
         created.start();
     }
@@ -218,9 +228,9 @@ public final class QueuePair {
     }
 
     private void flushReceivesLater() {
-        LlpStream llp = stream;
-        if (llp != null) {
-            llp.execute(glue::flushReceives);
+        Loop on = loop;
+        if (on != null) {
+            on.execute(glue::flushReceives);
         } else {
             glue.flushReceives();
         }
@@ -288,11 +298,6 @@ public final class QueuePair {
         @Override
         public void stateChanged(QpState next) {
             state = next;
-            LlpStream llp = stream;
-            if ((next == QpState.ERROR || next == QpState.IDLE) && llp != null) {
-                attributes.sendCq().removeProgress(llp);
-                attributes.receiveCq().removeProgress(llp);
-            }
             if (next == QpState.ERROR || next == QpState.TERMINATE) {
                 established.completeExceptionally(new IllegalStateException("queue pair " + number + " " + next));
             }

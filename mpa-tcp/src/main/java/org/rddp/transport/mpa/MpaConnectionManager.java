@@ -29,6 +29,8 @@ import org.rddp.engine.QpState;
 import org.rddp.error.MpaError;
 import org.rddp.llp.LlpParameters;
 import org.rddp.llp.RtrType;
+import org.rddp.loop.Loop;
+import org.rddp.loop.Progress;
 import org.rddp.mpa.MpaFpdu;
 import org.rddp.mpa.MpaFramer;
 import org.rddp.mpa.MpaStartupFrame;
@@ -54,6 +56,9 @@ import org.rddp.wire.PrivateData;
  * Full Operation on an {@link MpaStream}. The startup phase runs on blocking sockets with timeouts, on setup
  * threads; the responder sends nothing in Full Operation before it received an FPDU (§7.1.2 rule 4), and in
  * peer-to-peer mode that FPDU is the initiator's RTR (RFC 6581 §5).
+ *
+ * <p>Streams in Full Operation live on the manager's loops ({@link Progress}): each loop's selector watches the
+ * sockets of many streams, which are spread over the loops as they are made.
  */
 public final class MpaConnectionManager implements ConnectionManager {
     private static final int IP_AND_TCP_HEADERS = 40;
@@ -67,14 +72,45 @@ public final class MpaConnectionManager implements ConnectionManager {
     private final ExecutorService setup = Executors.newCachedThreadPool(Thread.ofPlatform().daemon(true)
             .name("mpa-setup-", 0).factory());
     private final Set<ServerSocketChannel> servers = ConcurrentHashMap.newKeySet();
-    private final Set<MpaStream> streams = ConcurrentHashMap.newKeySet();
+    private final java.util.Map<MpaStream, Loop> streams = new ConcurrentHashMap<>();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final AtomicReference<String> lastRefusal = new AtomicReference<>();
+    private final Loop[] loops;
+    private final java.util.concurrent.atomic.AtomicInteger nextLoop = new java.util.concurrent.atomic.AtomicInteger();
 
-    /** A manager running MPA as {@code mpa} says, connecting from {@code localAddress}. */
+    /** A manager running MPA as {@code mpa} says, connecting from {@code localAddress}, on one loop of its own. */
     public MpaConnectionManager(MpaOptions mpa, InetAddress localAddress) {
+        this(mpa, localAddress, Progress.automatic());
+    }
+
+    /**
+     * A manager running MPA as {@code mpa} says, connecting from {@code localAddress}, with its streams on loops
+     * driven as {@code progress} says (a manual loop by the calling thread).
+     */
+    public MpaConnectionManager(MpaOptions mpa, InetAddress localAddress, Progress progress) {
         this.mpa = mpa;
         this.localAddress = localAddress;
+        this.loops = progress.open("mpa-loop", SelectorPoller::new);
+    }
+
+    /** The loops the streams live on. */
+    public java.util.List<Loop> loops() {
+        return java.util.List.of(loops);
+    }
+
+    /** The loop the next stream goes to: they take turns. */
+    private Loop nextLoop() {
+        return loops[Math.floorMod(nextLoop.getAndIncrement(), loops.length)];
+    }
+
+    /** A stream in Full Operation on {@code channel}, on the next loop, attached to {@code qp}. */
+    private void attach(QueuePair qp, SocketChannel channel, LlpParameters parameters, int mulpdu,
+            boolean markersOut, boolean markersIn, boolean crc) throws IOException {
+        Loop loop = nextLoop();
+        MpaStream stream = new MpaStream(channel, (SelectorPoller) loop.poller(), parameters, mulpdu, markersOut,
+                markersIn, crc, streams::remove);
+        streams.put(stream, loop);
+        qp.attach(stream, loop);
     }
 
     /** The options every connection runs with. */
@@ -268,18 +304,14 @@ public final class MpaConnectionManager implements ConnectionManager {
         }
         LlpParameters parameters = new LlpParameters(ird, ord, rtr, RtrType.NONE, false, DdpSegment.DDP_VERSION,
                 RdmapControl.RDMAP_VERSION, options.privateData(), reply.privateData());
-        MpaStream stream;
         try {
             InetAddress local = ((InetSocketAddress) channel.getLocalAddress()).getAddress();
-            stream = new MpaStream(channel, parameters, mulpdu(local, markersOut, mpa.mtu()), markersOut,
-                    mpa.markers(), crc, streams::remove);
+            attach(qp, channel, parameters, mulpdu(local, markersOut, mpa.mtu()), markersOut, mpa.markers(), crc);
         } catch (IOException e) {
             // any other local failure once the Reply is in: Terminate 0x2/0x0/0x05, then reset (RFC 6581 §9.3)
             terminate(channel, MpaError.LOCAL_CATASTROPHIC, markersOut, crc);
             throw new IOException("could not set up the stream after the Reply: " + e.getMessage(), e);
         }
-        streams.add(stream);
-        qp.attach(stream);
         Connection.establish(qp, parameters, result);
     }
 
@@ -397,7 +429,10 @@ public final class MpaConnectionManager implements ConnectionManager {
         return streams.size();
     }
 
-    /** Stops listening and aborts every connection this manager set up (their queue pairs see it lost). */
+    /**
+     * Stops listening, aborts every connection this manager set up (their queue pairs see it lost) and stops its
+     * loops. A manual loop is stopped at once when its own thread closes the manager.
+     */
     @Override
     public void close() {
         if (!closed.compareAndSet(false, true)) {
@@ -406,9 +441,6 @@ public final class MpaConnectionManager implements ConnectionManager {
         for (ServerSocketChannel server : servers) {
             closeQuietly(server);
         }
-        for (MpaStream stream : streams) {
-            stream.abort();
-        }
         setup.shutdown();
         try {
             setup.awaitTermination(1, TimeUnit.SECONDS);
@@ -416,6 +448,10 @@ public final class MpaConnectionManager implements ConnectionManager {
             Thread.currentThread().interrupt();
         }
         setup.shutdownNow();
+        streams.forEach((stream, loop) -> loop.execute(stream::abort));
+        for (Loop loop : loops) {
+            loop.close(); // runs the aborts queued above first
+        }
     }
 
     /** A Request waiting for the ULP. */
@@ -501,10 +537,8 @@ public final class MpaConnectionManager implements ConnectionManager {
             LlpParameters parameters = new LlpParameters(ird, ord, RtrType.NONE, rtr, true, DdpSegment.DDP_VERSION,
                     RdmapControl.RDMAP_VERSION, options.privateData(), request.privateData());
             InetAddress local = ((InetSocketAddress) channel.getLocalAddress()).getAddress();
-            MpaStream stream = new MpaStream(channel, parameters, mulpdu(local, request.markers(), mpa.mtu()),
-                    request.markers(), mpa.markers(), mpa.crc() || request.crc(), streams::remove);
-            streams.add(stream);
-            qp.attach(stream);
+            attach(qp, channel, parameters, mulpdu(local, request.markers(), mpa.mtu()), request.markers(),
+                    mpa.markers(), mpa.crc() || request.crc());
             Connection.establish(qp, parameters, result);
         }
 

@@ -6,14 +6,11 @@ import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.SelectionKey;
-import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
 import java.util.zip.CRC32C;
 import org.rddp.error.MpaError;
 import org.rddp.error.TerminateCause;
-import org.rddp.llp.EventLoop;
 import org.rddp.llp.LlpParameters;
 import org.rddp.llp.LlpSink;
 import org.rddp.llp.LlpStream;
@@ -41,20 +38,17 @@ import org.rddp.wire.DecodeStatus;
  * RFC 5044 §6 has the receiver verify an FPDU before DDP sees it, and bad data must never reach a region. With
  * Markers the stream goes through {@link MpaDeframer}, which strips them.
  *
- * <p>Threads: the stream's {@link EventLoop} owns the engine. An I/O thread waits on a selector for the socket and
- * then does the reading and writing as the owner, borrowing the loop when it is idle, and tries a few more reads
- * before it waits again; a consumer polling a completion queue does the same through {@link #progress()}, and
- * while it polls the I/O thread stops waiting for reads (it would only wake up to find the data taken).
+ * <p>Threads: the stream lives on one {@link org.rddp.loop.Loop}, whose {@link SelectorPoller} watches its socket;
+ * everything here runs on that loop's thread. It always watches for reads, even after an error, when what comes
+ * is discarded: the peer's FIN or reset must still be seen.
  */
-final class MpaStream implements LlpStream {
+final class MpaStream implements LlpStream, SelectorPoller.Handler {
     private static final int READ_CAPACITY = 1 << 19;
     private static final int PENDING_CAPACITY = 1 << 18;
     private static final int LARGEST_FPDU = MpaFpdu.fpduLength(MpaFpdu.MAX_ULPDU_LENGTH_FIELD);
     private static final int LARGEST_HEADER = 512;
     /** Payloads up to this size are copied into the pending buffer with their header and held for one write. */
     private static final int STAGED_PAYLOAD = 16 * 1024;
-    /** Empty reads the I/O thread tries after a busy one before it waits on the selector again. */
-    private static final int LINGER_READS = 16;
     private static final java.lang.foreign.ValueLayout.OfInt CRC_LAYOUT = java.lang.foreign.ValueLayout
             .JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final AtomicInteger NAMES = new AtomicInteger();
@@ -65,10 +59,8 @@ final class MpaStream implements LlpStream {
     private final boolean markersOut;
     private final boolean markersIn;
     private final boolean crc;
-    private final EventLoop loop;
-    private final Selector selector;
-    private final SelectionKey key;
-    private final Thread io;
+    private final SelectorPoller poller;
+    private SelectionKey key;
     private final String name;
 
     private final CRC32C sendCrc = new CRC32C();
@@ -92,21 +84,14 @@ final class MpaStream implements LlpStream {
     private int readAt;
 
     private final java.util.function.Consumer<MpaStream> onShut;
-    private final Runnable service = this::service;
-    private volatile long polls;
-    private volatile long octetsRead;
-    private final Runnable progress = this::serviceForConsumer;
-    private final Runnable serviceAndWake;
-    private volatile LlpSink sink;
+    private LlpSink sink;
     private volatile boolean down;
-    private volatile boolean open = true;
     private boolean receiveFailed;
     private boolean closing;
     private boolean outputShut;
     private boolean wantWritable;
-    private volatile boolean dormant;
-    /** TCP did not take all of {@link #pending}: the I/O thread waits for room, and sends push back. */
-    private volatile boolean pendingWrites;
+    /** TCP did not take all of {@link #pending}: the stream waits for room, and sends push back. */
+    private boolean pendingWrites;
     /** Writes to the socket so far: how well FPDUs are held together shows here. */
     private volatile long writes;
 
@@ -117,10 +102,11 @@ final class MpaStream implements LlpStream {
      * @param markersOut put Markers into what this side sends (the peer's M bit)
      * @param markersIn  the peer puts Markers into what it sends (this side's M bit)
      * @param crc        CRCs are in use (either side's C bit)
-     * @param onShut     told once the socket is closed
+     * @param poller     the I/O of the loop the stream lives on
+     * @param onShut     told once the socket is closed, on the loop
      */
-    MpaStream(SocketChannel channel, LlpParameters parameters, int mulpdu, boolean markersOut, boolean markersIn,
-            boolean crc, java.util.function.Consumer<MpaStream> onShut) throws IOException {
+    MpaStream(SocketChannel channel, SelectorPoller poller, LlpParameters parameters, int mulpdu, boolean markersOut,
+            boolean markersIn, boolean crc, java.util.function.Consumer<MpaStream> onShut) throws IOException {
         this.onShut = onShut;
         this.channel = channel;
         this.parameters = parameters;
@@ -132,16 +118,9 @@ final class MpaStream implements LlpStream {
         this.framer = markersOut ? new MpaFramer(true, crc) : null;
         this.ulpdu = markersOut ? ByteBuffer.allocateDirect(MpaFpdu.MAX_ULPDU) : null;
         this.deframer = markersIn ? new MpaDeframer(true, crc, this::deliver) : null;
+        this.poller = poller;
         channel.configureBlocking(false);
         channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
-        this.selector = Selector.open();
-        this.key = channel.register(selector, SelectionKey.OP_READ);
-        this.loop = new EventLoop(name);
-        this.io = Thread.ofPlatform().daemon().name(name + "-io").unstarted(this::waitForSocket);
-        this.serviceAndWake = () -> {
-            service();
-            LockSupport.unpark(io);
-        };
     }
 
     @Override
@@ -154,86 +133,22 @@ final class MpaStream implements LlpStream {
         return mulpdu;
     }
 
+    /** Starts reading: the socket joins the loop's selector. Loop thread. */
     @Override
     public void start(LlpSink newSink) {
         this.sink = newSink;
-        io.start();
-    }
-
-    /**
-     * The I/O thread: waits for the socket, then services it as the owner. While a consumer polls the stream
-     * through {@link #progress()} it is dormant: it stops waiting for reads (the consumer reads; a second thread
-     * woken per message would only take its CPU) and waits for room to write only. The consumer's first poll makes
-     * it dormant; the consumer's {@linkplain #progressPaused() pause} wakes it, and so does a millisecond without
-     * a poll (a consumer that went away without saying so).
-     */
-    private void waitForSocket() {
         try {
-            long seen = polls;
-            while (open) {
-                int ready = dormant ? selector.select(1) : selector.select();
-                selector.selectedKeys().clear();
-                if (!open) {
-                    break;
-                }
-                if (dormant) {
-                    long now = polls;
-                    if (now == seen) {
-                        dormant = false;
-                        watch();
-                    }
-                    seen = now;
-                }
-                if (ready == 0) {
-                    continue;
-                }
-                if (!loop.tryRun(service)) {
-                    loop.execute(serviceAndWake);
-                    LockSupport.park(this); // until the loop has serviced the socket, or spuriously: select again
-                } else if (!dormant) {
-                    linger();
-                }
-            }
-        } catch (IOException | java.nio.channels.ClosedSelectorException e) {
-            // the stream is closing
-        } finally {
-            try {
-                selector.close();
-            } catch (IOException e) {
-                // closing anyway
-            }
+            key = poller.register(channel, interest(), this);
+        } catch (IOException e) {
+            lost("TCP connection closed before the stream started: " + e.getMessage());
         }
     }
 
-    /**
-     * After reading, keeps reading for a few more tries before going back to the selector: data arriving in a
-     * steady stream is then picked up without an epoll sleep and wake-up per batch.
-     */
-    private void linger() {
-        int idle = 0;
-        while (open && idle < LINGER_READS && !dormant) {
-            long before = octetsRead;
-            if (!loop.tryRun(service)) {
-                return;
-            }
-            idle = octetsRead == before ? idle + 1 : 0;
-        }
-    }
-
-    /** {@link #progress()}: a polling consumer services the stream, and the I/O thread leaves the reads to it. */
-    private void serviceForConsumer() {
-        polls++; // a plain counter: the I/O thread only needs to see that it moves
-        if (!dormant) {
-            dormant = true; // the consumer reads from now on, until it pauses or stops polling
-            watch();
-        }
-        service();
-    }
-
-    /** Reads what arrived, writes what is pending, and reports room; owner thread. */
-    private void service() {
-        if (down || sink == null) {
-            return; // not started: a completion queue may poll before the engine took the stream
+    /** The socket is ready: reads what arrived, writes what is pending, and reports room. Loop thread. */
+    @Override
+    public void ready(int readyOps) {
+        if (down) {
+            return;
         }
         try {
             if (pending.position() > 0) {
@@ -259,22 +174,19 @@ final class MpaStream implements LlpStream {
         }
     }
 
-    /**
-     * Sets what the I/O thread waits for: reads unless a consumer polls, writes while some are pending. Owner and
-     * I/O thread; the flags it reads are volatile, so the last caller leaves it right.
-     */
-    private synchronized void watch() {
-        int ops = (dormant ? 0 : SelectionKey.OP_READ) | (pendingWrites ? SelectionKey.OP_WRITE : 0);
-        if (key.isValid() && key.interestOps() != ops) {
-            key.interestOps(ops);
-            if (Thread.currentThread() != io) {
-                selector.wakeup(); // a select in progress keeps the old interest until it returns
-            }
+    private int interest() {
+        return SelectionKey.OP_READ | (pendingWrites ? SelectionKey.OP_WRITE : 0);
+    }
+
+    /** Watches for room to write while some writes are pending, and always for reads. Loop thread. */
+    private void watch() {
+        if (key != null && key.isValid() && key.interestOps() != interest()) {
+            key.interestOps(interest());
         }
     }
 
     private void readAll() throws IOException {
-        while (!down && !receiveFailed) {
+        while (!down) {
             if (in.remaining() < LARGEST_FPDU && readAt > 0) {
                 in.limit(in.position()).position(readAt);
                 in.compact(); // a partial FPDU moves to the front; the next read completes it
@@ -289,9 +201,11 @@ final class MpaStream implements LlpStream {
             if (read == 0) {
                 return;
             }
-            octetsRead += read;
             boolean drained = read < room; // a short read emptied the socket: no second read to learn that
-            if (markersIn) {
+            if (receiveFailed) {
+                in.clear(); // after an MPA error nothing more is delivered (RFC 5044 §8): read only to see the close
+                readAt = 0;
+            } else if (markersIn) {
                 inView.limit(in.position()).position(readAt);
                 DecodeStatus status = deframer.receive(inView);
                 in.clear();
@@ -548,34 +462,9 @@ final class MpaStream implements LlpStream {
         pendingWrites = pending.position() > 0;
     }
 
-    /** The consumer stops polling: the I/O thread waits for reads again, now rather than a millisecond later. */
-    @Override
-    public void progressPaused() {
-        if (dormant) {
-            dormant = false;
-            watch();
-        }
-    }
-
-    /** How many writes the stream made to its socket so far. Any thread. */
+    /** How many writes the stream made to its socket so far. Loop thread, or once it is quiet. */
     long writes() {
         return writes;
-    }
-
-    /** Whether the I/O thread waits for reads now (it does not while a consumer polls). Any thread. */
-    boolean readsWatched() {
-        return key.isValid() && (key.interestOps() & SelectionKey.OP_READ) != 0;
-    }
-
-    @Override
-    public EventLoop loop() {
-        return loop;
-    }
-
-    /** Reading and writing the socket: a consumer polling a completion queue may do it itself. */
-    @Override
-    public Runnable progress() {
-        return progress;
     }
 
     @Override
@@ -599,23 +488,21 @@ final class MpaStream implements LlpStream {
         // the peer's FIN ends it (peerClosed); a peer that sends nothing more keeps it half open, as TCP does
     }
 
+    /** Resets the connection; the sink hears that it was lost. Loop thread. */
     @Override
     public void abort() {
-        loop.execute(() -> {
-            if (!down) {
-                down = true;
-                shut(true);
-                LlpSink current = sink;
-                if (current != null) {
-                    current.onClosed(false, "aborted");
-                }
+        if (!down) {
+            down = true;
+            shut(true);
+            LlpSink current = sink;
+            if (current != null) {
+                current.onClosed(false, "aborted");
             }
-        });
+        }
     }
 
-    /** Closes the socket (with a reset when {@code reset}) and stops the threads. */
+    /** Closes the socket (with a reset when {@code reset}), which takes it out of the selector. */
     private void shut(boolean reset) {
-        open = false;
         try {
             if (reset && channel.isOpen()) {
                 channel.setOption(StandardSocketOptions.SO_LINGER, 0);
@@ -624,8 +511,6 @@ final class MpaStream implements LlpStream {
         } catch (IOException e) {
             // closing anyway
         }
-        selector.wakeup();
-        loop.execute(loop::close);
         onShut.accept(this);
     }
 

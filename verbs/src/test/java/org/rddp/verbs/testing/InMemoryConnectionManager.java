@@ -8,7 +8,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.rddp.ddp.DdpSegment;
-import org.rddp.llp.EventLoop;
+import org.rddp.loop.IdleStrategy;
+import org.rddp.loop.Loop;
+import org.rddp.loop.Poller;
 import org.rddp.testing.InMemoryLlp;
 import org.rddp.llp.LlpParameters;
 import org.rddp.rdmap.EnhancedConnectionData;
@@ -33,7 +35,7 @@ import org.rddp.verbs.QueuePair;
 public final class InMemoryConnectionManager implements ConnectionManager {
     private static final Map<SocketAddress, Registration> LISTENERS = new ConcurrentHashMap<>();
 
-    private final EventLoop loop;
+    private final Loop loop;
     private final int mulpdu;
     private final int capacity;
     private volatile InMemoryLlp lastInitiatorEnd;
@@ -74,13 +76,13 @@ public final class InMemoryConnectionManager implements ConnectionManager {
      * @param capacity segments in flight per direction before back-pressure
      */
     public InMemoryConnectionManager(String name, int mulpdu, int capacity) {
-        this.loop = new EventLoop(name);
+        this.loop = Loop.start(name, Poller.parking(), IdleStrategy.BLOCKING);
         this.mulpdu = mulpdu;
         this.capacity = capacity;
     }
 
     /** The owner thread of every stream end this manager made. */
-    public EventLoop loop() {
+    public Loop loop() {
         return loop;
     }
 
@@ -216,8 +218,8 @@ public final class InMemoryConnectionManager implements ConnectionManager {
             initiator.lastInitiatorEnd = ends[0];
             initiator.lastResponderEnd = ends[1];
             CompletableFuture<Connection> responderResult = new CompletableFuture<>();
-            qp.attach(ends[1]);
-            initiatorQp.attach(ends[0]);
+            qp.attach(ends[1], responder.loop);
+            initiatorQp.attach(ends[0], initiator.loop);
             Connection.establish(qp, responderSide, responderResult);
             Connection.establish(initiatorQp, initiatorSide, initiatorResult);
             return responderResult;

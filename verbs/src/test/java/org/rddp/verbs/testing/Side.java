@@ -81,7 +81,7 @@ public final class Side {
      * Asserts that no completion is queued once {@code loop}, this side's owner thread, has run everything
      * handed to it so far: nothing is left that could still complete.
      */
-    void assertNoCompletionOnceQuiet(org.rddp.llp.EventLoop loop) throws Exception {
+    void assertNoCompletionOnceQuiet(org.rddp.loop.Loop loop) throws Exception {
         java.util.concurrent.CompletableFuture<Void> barrier = new java.util.concurrent.CompletableFuture<>();
         loop.execute(() -> barrier.complete(null));
         barrier.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
