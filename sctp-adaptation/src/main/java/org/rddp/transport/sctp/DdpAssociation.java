@@ -8,10 +8,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.rddp.llp.EarlyPlacement;
-import org.rddp.llp.EventLoop;
 import org.rddp.llp.LlpParameters;
 import org.rddp.llp.LlpSink;
 import org.rddp.llp.LlpStream;
+import org.rddp.loop.Loop;
 import org.rddp.sctp.DdpSctp;
 import org.rddp.sctp.SessionControl;
 import org.rddp.sctp.SessionControlChunk;
@@ -20,7 +20,7 @@ import org.rddp.wire.MalformedFrameException;
 import org.rddp.wire.Wire;
 
 /**
- * One SCTP association carrying DDP (RFC 5043): its owner thread, the Adaptation Layer Indication check, and
+ * One SCTP association carrying DDP (RFC 5043): the loop it lives on, the Adaptation Layer Indication check, and
  * one {@link Session} per SCTP stream id. Every chunk goes out unordered with the stream's DDP-SSN (§5.2,
  * §10); incoming chunks are put back in DDP-SSN order for delivery, tagged payload being placed as it arrives.
  * Session control follows the legal sequences of §6 and RFC 6581 §7; a chunk that fits none terminates that
@@ -38,7 +38,7 @@ final class DdpAssociation {
     }
 
     private final SctpSocket socket;
-    private final EventLoop loop;
+    private final Loop loop;
     private final Session[] sessions;
     private final MemorySegment receiveBuffer;
     private final MemorySegment sendBuffer;
@@ -48,21 +48,6 @@ final class DdpAssociation {
         pollScheduled.set(false);
         poll();
     };
-    private final Runnable progress = this::consumerLooks;
-    /**
-     * Whether a consumer polling a completion queue reads the socket itself for now ({@link #progress}), so the
-     * ready hook need not wake the owner thread for every message: on a machine with few cores that wake-up, and
-     * the owner thread contending with the consumer for the ownership, cost more than the message.
-     */
-    private volatile boolean dormant;
-    /** Whether the ready hook left something to the consumer since the consumer's last look. */
-    private volatile boolean missed;
-    /** Whether {@link DormancyWatch} watches this association. */
-    private final AtomicBoolean watched = new AtomicBoolean();
-    /** The consumer's looks so far. */
-    private volatile long looks;
-    /** {@link #looks} at the watch's last look; the watch's thread only. */
-    private long looksSeen;
     private final CompletableFuture<DdpAssociation> validated = new CompletableFuture<>();
     private final int maxChunk;
     private volatile Listener listener;
@@ -73,7 +58,7 @@ final class DdpAssociation {
     /** The last illegal sequence seen, for diagnostics and tests. */
     volatile String lastIllegal;
 
-    DdpAssociation(SctpSocket socket, EventLoop loop, Consumer<DdpAssociation> onDown, ChunkTap tap) {
+    DdpAssociation(SctpSocket socket, Loop loop, Consumer<DdpAssociation> onDown, ChunkTap tap) {
         this.tap = tap;
         this.socket = socket;
         this.loop = loop;
@@ -94,75 +79,14 @@ final class DdpAssociation {
         socket.onReady(this::ready);
     }
 
-    /** The socket has something to read or room to write. Any thread; hands off only. */
+    /**
+     * The socket may have something to read or room to write. Any thread (usrsctp calls it from inside the stack,
+     * on whichever thread fed it): it only schedules the reading on the loop.
+     */
     private void ready() {
-        if (dormant) {
-            missed = true;
-            if (watched.compareAndSet(false, true)) {
-                DormancyWatch.watch(this); // in case the consumer does not look again
-            }
-            if (dormant) {
-                return; // the consumer reads at its next look
-            }
-        }
-        schedulePoll();
-    }
-
-    private void schedulePoll() {
         if (pollScheduled.compareAndSet(false, true)) {
             loop.execute(pollTask);
         }
-    }
-
-    /** A consumer polling a completion queue reads the socket itself; as the owner. */
-    private void consumerLooks() {
-        looks++; // under the loop's ownership: one writer at a time
-        if (!dormant) {
-            dormant = true;
-        }
-        missed = false;
-        poll();
-    }
-
-    /** A consumer stops polling (it sleeps on a completion queue): the owner thread reads again, at once. */
-    void consumerPaused() {
-        if (dormant) {
-            wake();
-        }
-    }
-
-    /** The owner thread reads again, from what came since the consumer's last look. */
-    private void wake() {
-        dormant = false;
-        missed = false;
-        schedulePoll();
-    }
-
-    /**
-     * {@link DormancyWatch}, a grace period after this association's hook left something to a consumer: if the
-     * consumer did not look since, the owner thread reads again. Returns true when no more watching is needed.
-     */
-    boolean lookAfterGrace() {
-        long now = looks;
-        boolean looked = now != looksSeen;
-        looksSeen = now;
-        if (down) {
-            return true; // watched stays set: nothing will be read again
-        }
-        if (missed) {
-            if (looked) {
-                return false; // the consumer still polls: it takes what was left at its next look
-            }
-            wake();
-        }
-        watched.set(false);
-        // the hook may have left something after the look above and found the watch still set
-        return !(missed && watched.compareAndSet(false, true));
-    }
-
-    /** Whether a polling consumer reads the socket for now, for tests. */
-    boolean dormant() {
-        return dormant;
     }
 
     /** Completes when the peer indicated DDP (RFC 5043 §5.1); fails if it did not. */
@@ -170,7 +94,7 @@ final class DdpAssociation {
         return validated;
     }
 
-    EventLoop loop() {
+    Loop loop() {
         return loop;
     }
 
@@ -279,9 +203,14 @@ final class DdpAssociation {
         onDown.accept(this);
     }
 
-    /** Closes the association; sessions still open are lost. Any thread. */
-    void close() {
-        loop.execute(() -> lose("association closed locally"));
+    /** Aborts the association (ABORT: nothing lingers to be shut down); sessions still open are lost. Any thread. */
+    void abort() {
+        loop.execute(() -> {
+            if (!down) {
+                socket.abort();
+                lose("association aborted locally");
+            }
+        });
     }
 
     /** Session states of RFC 5043 §6 (derived from its legal sequences). */
@@ -415,6 +344,11 @@ final class DdpAssociation {
             return parameters;
         }
 
+        /** The loop the session lives on: its association's. */
+        Loop loop() {
+            return loop;
+        }
+
         @Override
         public int mulpdu() {
             return maxChunk - DdpSctp.DDP_SSN_LENGTH;
@@ -422,11 +356,7 @@ final class DdpAssociation {
 
         @Override
         public void start(LlpSink newSink) {
-            if (loop.inEventLoop()) {
-                sink = newSink; // before the next chunk is dispatched: the peer may send as soon as it has our Accept
-            } else {
-                loop.execute(() -> sink = newSink);
-            }
+            sink = newSink; // on the loop, before the next chunk is dispatched
         }
 
         @Override
@@ -464,22 +394,6 @@ final class DdpAssociation {
             return SENT;
         }
 
-        @Override
-        public EventLoop loop() {
-            return loop;
-        }
-
-        /** Reading the association's socket: a consumer polling a completion queue may do it itself. */
-        @Override
-        public Runnable progress() {
-            return progress;
-        }
-
-        @Override
-        public void progressPaused() {
-            consumerPaused();
-        }
-
         /** The engine closes: a Session Terminate follows the last segment (RFC 5043 §6.2). */
         @Override
         public void close() {
@@ -495,18 +409,16 @@ final class DdpAssociation {
 
         @Override
         public void abort() {
-            loop.execute(() -> {
-                if (state == State.OPEN || state == State.CLOSING) {
-                    if (state == State.OPEN) {
-                        sendControl(new SessionControl.Terminate());
-                    }
-                    LlpSink current = sink;
-                    endSession();
-                    if (current != null) {
-                        current.onClosed(false, "aborted");
-                    }
+            if (state == State.OPEN || state == State.CLOSING) {
+                if (state == State.OPEN) {
+                    sendControl(new SessionControl.Terminate());
                 }
-            });
+                LlpSink current = sink;
+                endSession();
+                if (current != null) {
+                    current.onClosed(false, "aborted");
+                }
+            }
         }
 
         private void finishClose() {

@@ -4,25 +4,25 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
-import org.rddp.llp.EventLoop;
+import org.rddp.loop.Loop;
 
 /**
  * For {@link SctpStack} implementations: a non-blocking listening socket whose readiness signal schedules accepts
- * on the listener's own loop, where closing happens too. Nothing blocks in accept, so a close never races a
- * blocked call (a thread blocked in accept while another closes the socket can wake up on a new socket that
- * reuses the freed one).
+ * on the listener's loop, where closing happens too. Nothing blocks in accept, so a close never races a blocked
+ * call (a thread blocked in accept while another closes the socket can wake up on a new socket that reuses the
+ * freed one).
  */
 public abstract class LoopListening implements SctpStack.Listening {
     private static final int MAX_FAILURES_IN_A_ROW = 16;
     private final InetSocketAddress address;
-    private final EventLoop loop;
+    private final Loop loop;
     private final AtomicBoolean scheduled = new AtomicBoolean();
     private volatile Consumer<SctpSocket> onAssociation;
     private boolean closed;
 
-    protected LoopListening(InetSocketAddress address) {
+    protected LoopListening(InetSocketAddress address, Loop loop) {
         this.address = address;
-        this.loop = new EventLoop("sctp-listen-" + address.getPort());
+        this.loop = loop;
     }
 
     /** For the stack's readiness signal, on any thread: schedules accepting. */
@@ -35,6 +35,11 @@ public abstract class LoopListening implements SctpStack.Listening {
     @Override
     public final InetSocketAddress address() {
         return address;
+    }
+
+    @Override
+    public final Loop loop() {
+        return loop;
     }
 
     @Override
@@ -71,11 +76,6 @@ public abstract class LoopListening implements SctpStack.Listening {
     /** Closes the native listening socket and stops its readiness signal. On the listener's loop, once. */
     protected abstract void closeNative();
 
-    /** Stops the loop of a listener whose setup failed before it was returned. */
-    protected final void abandon() {
-        loop.close();
-    }
-
     @Override
     public final void close() {
         loop.execute(() -> {
@@ -84,6 +84,5 @@ public abstract class LoopListening implements SctpStack.Listening {
                 closeNative();
             }
         });
-        loop.close();
     }
 }

@@ -77,7 +77,9 @@ public abstract class NativeSctpSocket implements SctpSocket {
      * the last one leaves (freeing under a running call lets it read freed memory or a reused descriptor).
      */
     private void release(boolean abortively) {
-        this.abortive = abortively;
+        if (abortively) {
+            this.abortive = true; // a close after an abort does not make it graceful
+        }
         if (calls.close()) {
             hook = () -> { };
         }

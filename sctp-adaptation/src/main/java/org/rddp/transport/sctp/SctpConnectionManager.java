@@ -18,9 +18,10 @@ import java.lang.foreign.MemorySegment;
 import org.rddp.ddp.DdpSegment;
 import org.rddp.error.MpaError;
 import org.rddp.rdmap.TerminateHeader;
-import org.rddp.llp.EventLoop;
 import org.rddp.llp.LlpParameters;
 import org.rddp.llp.RtrType;
+import org.rddp.loop.Loop;
+import org.rddp.loop.Progress;
 import org.rddp.rdmap.EnhancedConnectionData;
 import org.rddp.rdmap.IrdOrdNegotiation;
 import org.rddp.rdmap.RdmapControl;
@@ -41,34 +42,58 @@ import org.rddp.wire.PrivateData;
  * association, each on its own pair of like-numbered streams, set up with DDP Stream Session Initiate and
  * Accept (or their enhanced forms carrying IRD/ORD), refused with Reject at the ULP's direction or with
  * Terminate when too many Initiates await the ULP.
+ *
+ * <p>An association, and every session on it, lives on one of the manager's loops ({@link Progress}): the loop whose
+ * socket it came through (the connecting loop's, or the listening loop's for an accepted one). Queue pairs to the
+ * same peer on the same loop share an association.
  */
 public final class SctpConnectionManager implements ConnectionManager {
     /** Streams each way on every association: the queue pairs it can carry. */
     public static final int STREAMS = 64;
     /** Initiates that may wait for the ULP on one association before the next is refused with Terminate. */
     public static final int PENDING_LIMIT = 16;
-    private static final AtomicInteger LOOPS = new AtomicInteger();
 
     private final SctpStack stack;
     private final ChunkTap tap;
     private final InetAddress localAddress;
-    private final Map<InetSocketAddress, CompletableFuture<DdpAssociation>> outbound = new ConcurrentHashMap<>();
+    private final Loop[] loops;
+    private final AtomicInteger nextLoop = new AtomicInteger();
+    private final Map<Route, CompletableFuture<DdpAssociation>> outbound = new ConcurrentHashMap<>();
     private final Set<DdpAssociation> associations = ConcurrentHashMap.newKeySet();
     private final ExecutorService blocking = Executors.newCachedThreadPool(Thread.ofPlatform().daemon(true)
             .name("sctp-connect-", 0).factory()); // connect and accept block in native code: platform threads
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Set<SctpStack.Listening> listenings = ConcurrentHashMap.newKeySet();
 
-    /** A manager on {@code stack}, binding every association to {@code localAddress} only. */
+    /** An outbound association's identity: the loop it lives on and the peer. */
+    private record Route(Loop loop, InetSocketAddress remote) {
+    }
+
+    /** A manager on {@code stack}, binding every association to {@code localAddress} only, on one loop of its own. */
     public SctpConnectionManager(SctpStack stack, InetAddress localAddress) {
         this(stack, localAddress, ChunkTap.NONE);
     }
 
     /** As above, with a tap that sees every chunk sent and received (tests, capture, diagnostics). */
     public SctpConnectionManager(SctpStack stack, InetAddress localAddress, ChunkTap tap) {
+        this(stack, localAddress, tap, Progress.automatic());
+    }
+
+    /** As above, with its associations on loops driven as {@code progress} says (a manual one by this thread). */
+    public SctpConnectionManager(SctpStack stack, InetAddress localAddress, ChunkTap tap, Progress progress) {
         this.stack = stack;
         this.localAddress = localAddress;
         this.tap = tap;
+        this.loops = progress.open("sctp-loop", stack::newPoller);
+    }
+
+    /** The loops the associations live on. */
+    public java.util.List<Loop> loops() {
+        return java.util.List.of(loops);
+    }
+
+    private Loop nextLoop() {
+        return loops[Math.floorMod(nextLoop.getAndIncrement(), loops.length)];
     }
 
     /** Associations up right now (queue pairs to one peer share one). */
@@ -84,10 +109,10 @@ public final class SctpConnectionManager implements ConnectionManager {
     @Override
     public Listener listen(SocketAddress address, Consumer<ConnectionRequest> handler) throws IOException {
         InetSocketAddress local = (InetSocketAddress) address;
-        SctpStack.Listening listening = stack.listen(local, STREAMS, DdpSctp.ADAPTATION_INDICATION);
+        SctpStack.Listening listening = stack.listen(nextLoop(), local, STREAMS, DdpSctp.ADAPTATION_INDICATION);
         listenings.add(listening);
         listening.start(socket -> {
-            DdpAssociation association = newAssociation(socket);
+            DdpAssociation association = newAssociation(socket, listening.loop());
             association.start((session, initiate) -> onInitiate(association, session, initiate, handler));
         });
         return new Listener() {
@@ -104,13 +129,11 @@ public final class SctpConnectionManager implements ConnectionManager {
         };
     }
 
-    private DdpAssociation newAssociation(SctpSocket socket) {
-        EventLoop loop = new EventLoop("sctp-association-" + LOOPS.incrementAndGet());
+    private DdpAssociation newAssociation(SctpSocket socket, Loop loop) {
         DdpAssociation association = new DdpAssociation(socket, loop, gone -> {
             associations.remove(gone);
             outbound.values().removeIf(future -> future.isDone() && !future.isCompletedExceptionally()
                     && future.join() == gone);
-            gone.loop().execute(gone.loop()::close);
         }, tap);
         associations.add(association);
         return association;
@@ -129,7 +152,7 @@ public final class SctpConnectionManager implements ConnectionManager {
     public CompletableFuture<Connection> connect(QueuePair qp, SocketAddress remote, ConnectOptions options) {
         CompletableFuture<Connection> result = new CompletableFuture<>();
         InetSocketAddress target = (InetSocketAddress) remote;
-        associationTo(target).whenComplete((association, failure) -> {
+        associationTo(new Route(nextLoop(), target)).whenComplete((association, failure) -> {
             if (failure != null) {
                 result.completeExceptionally(failure instanceof java.util.concurrent.CompletionException
                         ? failure.getCause() : failure);
@@ -142,30 +165,30 @@ public final class SctpConnectionManager implements ConnectionManager {
     }
 
     @SuppressWarnings("checkstyle:IllegalCatch") // whatever the stack throws must fail the future, not vanish
-    private CompletableFuture<DdpAssociation> associationTo(InetSocketAddress remote) {
-        CompletableFuture<DdpAssociation> existing = outbound.get(remote);
+    private CompletableFuture<DdpAssociation> associationTo(Route route) {
+        CompletableFuture<DdpAssociation> existing = outbound.get(route);
         if (existing != null && !existing.isCompletedExceptionally()
                 && !(existing.isDone() && existing.join().down())) {
             return existing;
         }
         CompletableFuture<DdpAssociation> created = new CompletableFuture<>();
-        outbound.put(remote, created);
-        blocking.execute(() -> {
+        outbound.put(route, created);
+        blocking.execute(() -> { // usrsctp's connect blocks until the handshake, which the loop reads
             try {
-                SctpSocket socket = stack.connect(new InetSocketAddress(localAddress, 0), remote, STREAMS,
-                        DdpSctp.ADAPTATION_INDICATION);
-                DdpAssociation association = newAssociation(socket);
+                SctpSocket socket = stack.connect(route.loop(), new InetSocketAddress(localAddress, 0), route.remote(),
+                        STREAMS, DdpSctp.ADAPTATION_INDICATION);
+                DdpAssociation association = newAssociation(socket, route.loop());
                 association.start(null); // the peer may not open sessions towards an initiator
                 association.validated().orTimeout(10, TimeUnit.SECONDS).whenComplete((valid, failure) -> {
                     if (failure != null) {
-                        outbound.remove(remote, created);
+                        outbound.remove(route, created);
                         created.completeExceptionally(failure);
                     } else {
                         created.complete(valid);
                     }
                 });
             } catch (IOException | RuntimeException e) {
-                outbound.remove(remote, created);
+                outbound.remove(route, created);
                 created.completeExceptionally(e);
             }
         });
@@ -252,7 +275,7 @@ public final class SctpConnectionManager implements ConnectionManager {
         LlpParameters parameters = new LlpParameters(ird, ord, rtr, RtrType.NONE, false, DdpSegment.DDP_VERSION,
                 RdmapControl.RDMAP_VERSION, options.privateData(), accept.privateData());
         session.bind(parameters);
-        qp.attach(session);
+        qp.attach(session, session.loop());
         Connection.establish(qp, parameters, result);
     }
 
@@ -266,9 +289,12 @@ public final class SctpConnectionManager implements ConnectionManager {
             listening.close();
         }
         for (DdpAssociation association : associations) {
-            association.close();
+            association.abort(); // a graceful shutdown would need the loops, which stop now
         }
         blocking.shutdownNow();
+        for (Loop loop : loops) {
+            loop.close(); // runs the closes queued above first
+        }
     }
 
     /** An Initiate waiting for the ULP. */
@@ -334,7 +360,7 @@ public final class SctpConnectionManager implements ConnectionManager {
                         initiate.privateData());
                 session.answer(reply);
                 session.bind(parameters);
-                qp.attach(session);
+                qp.attach(session, association.loop());
                 Connection.establish(qp, parameters, result);
             });
             return result;

@@ -83,13 +83,24 @@ final class RemoteSctpStack implements SctpStack {
     }
 
     @Override
-    public SctpSocket connect(InetSocketAddress local, InetSocketAddress remote, int streams, int adaptation)
-            throws IOException {
+    public org.rddp.loop.Poller newPoller() {
+        return org.rddp.loop.Poller.parking(); // nothing to poll here: the sockets live in the other process
+    }
+
+    @Override
+    public org.rddp.loop.Loop sharedLoop() {
+        return SharedLoops.of("other-process");
+    }
+
+    @Override
+    public SctpSocket connect(org.rddp.loop.Loop loop, InetSocketAddress local, InetSocketAddress remote,
+            int streams, int adaptation) throws IOException {
         throw new IOException("the remote stack only listens");
     }
 
     @Override
-    public Listening listen(InetSocketAddress local, int streams, int adaptation) throws IOException {
+    public Listening listen(org.rddp.loop.Loop loop, InetSocketAddress local, int streams, int adaptation)
+            throws IOException {
         int port = local.getPort();
         java.util.concurrent.CompletableFuture<Void> up = new java.util.concurrent.CompletableFuture<>();
         listening.put(port, up);
@@ -112,6 +123,11 @@ final class RemoteSctpStack implements SctpStack {
             @Override
             public InetSocketAddress address() {
                 return local;
+            }
+
+            @Override
+            public org.rddp.loop.Loop loop() {
+                return loop;
             }
 
             @Override

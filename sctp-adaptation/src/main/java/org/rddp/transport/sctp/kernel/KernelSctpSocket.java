@@ -9,11 +9,14 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
+import org.rddp.transport.sctp.Posix;
+import org.rddp.transport.sctp.EpollPoller;
 import org.rddp.transport.sctp.NativeSctpSocket;
 
 /**
  * An association on the kernel's SCTP: a non-blocking one-to-one socket, with messages through lksctp-tools'
- * {@code sctp_sendv}/{@code sctp_recvv} and readiness from the process's {@link Poller}.
+ * {@code sctp_sendv}/{@code sctp_recvv} and readiness from the epoll of the loop it lives on (edge-triggered: the
+ * hook hands off, and the loop reads until the socket would block).
  */
 @SuppressWarnings("checkstyle:IllegalCatch") // MethodHandle.invokeExact declares Throwable
 final class KernelSctpSocket extends NativeSctpSocket {
@@ -21,11 +24,11 @@ final class KernelSctpSocket extends NativeSctpSocket {
             Native.SCTP_SHUTDOWN_EVENT, Native.SCTP_ADAPTATION_INDICATION, Native.SCTP_COMM_LOST,
             Native.SCTP_SHUTDOWN_COMP, Native.SCTP_CANT_STR_ASSOC);
     private final int fd;
-    private final Poller poller;
+    private final EpollPoller poller;
     private final int id;
     private final Arena arena = Arena.ofAuto();
-    private final MemorySegment sendState = Native.captureState(arena);
-    private final MemorySegment receiveState = Native.captureState(arena);
+    private final MemorySegment sendState = Posix.captureState(arena);
+    private final MemorySegment receiveState = Posix.captureState(arena);
     private final MemorySegment sendIovec = arena.allocate(Native.IOVEC_SIZE, 8);
     private final MemorySegment receiveIovec = arena.allocate(Native.IOVEC_SIZE, 8);
     private final MemorySegment sndinfo = arena.allocate(Native.SNDINFO_SIZE, 4);
@@ -38,28 +41,29 @@ final class KernelSctpSocket extends NativeSctpSocket {
     private final MemorySegment pollfd = arena.allocate(8, 4);
 
     /** Wraps an established association on {@code fd}, whose {@link #status} is {@code status}. */
-    private KernelSctpSocket(int fd, InetSocketAddress remote, int[] status) throws IOException {
+    private KernelSctpSocket(int fd, InetSocketAddress remote, int[] status, EpollPoller poller) throws IOException {
         super(remote, status[0], status[1]);
         this.fd = fd;
-        this.poller = Poller.get();
-        this.id = poller.register(fd, this::ready);
+        this.poller = poller;
+        this.id = poller.register(fd, Posix.EPOLLIN | Posix.EPOLLOUT | Posix.EPOLLRDHUP | Posix.EPOLLET,
+                events -> ready());
     }
 
-    /** Wraps an established association on {@code fd}. */
-    static KernelSctpSocket of(int fd, InetSocketAddress remote) throws IOException {
-        return new KernelSctpSocket(fd, remote, status(fd));
+    /** Wraps an established association on {@code fd}, watched by {@code poller}. */
+    static KernelSctpSocket of(int fd, InetSocketAddress remote, EpollPoller poller) throws IOException {
+        return new KernelSctpSocket(fd, remote, status(fd), poller);
     }
 
     /** The association's streams each way and its fragmentation point (SCTP_STATUS). */
     private static int[] status(int fd) throws IOException {
         try (Arena local = Arena.ofConfined()) {
-            MemorySegment state = Native.captureState(local);
+            MemorySegment state = Posix.captureState(local);
             MemorySegment status = local.allocate(Native.STATUS_SIZE, 4);
-            MemorySegment length = Native.intValue(local, Native.STATUS_SIZE);
-            int result = (int) Native.GETSOCKOPT.invokeExact(state, fd, Native.IPPROTO_SCTP, Native.SCTP_STATUS,
+            MemorySegment length = Posix.intValue(local, Native.STATUS_SIZE);
+            int result = (int) Posix.GETSOCKOPT.invokeExact(state, fd, Posix.IPPROTO_SCTP, Native.SCTP_STATUS,
                     status, length);
             if (result != 0) {
-                throw new IOException("SCTP_STATUS failed: " + Native.describeErrno(state));
+                throw new IOException("SCTP_STATUS failed: " + Posix.describeErrno(state));
             }
             int streams = Math.min(status.get(JAVA_SHORT, Native.STATUS_INSTRMS) & 0xFFFF,
                     status.get(JAVA_SHORT, Native.STATUS_OUTSTRMS) & 0xFFFF);
@@ -78,7 +82,7 @@ final class KernelSctpSocket extends NativeSctpSocket {
         sendIovec.set(JAVA_LONG, 8, length);
         sndinfo.set(JAVA_SHORT, 0, (short) streamId);
         sndinfo.set(JAVA_SHORT, 2, (short) (unordered ? Native.SCTP_UNORDERED : 0));
-        sndinfo.set(Native.U32_BE, 4, ppid); // the kernel does not byte-swap the PPID (RFC 4960 §3.3.1)
+        sndinfo.set(Posix.U32_BE, 4, ppid); // the kernel does not byte-swap the PPID (RFC 4960 §3.3.1)
         sndinfo.set(JAVA_INT, 8, 0);
         sndinfo.set(JAVA_INT, 12, 0);
         int sent;
@@ -94,11 +98,11 @@ final class KernelSctpSocket extends NativeSctpSocket {
         if (sent >= 0) {
             return sent;
         }
-        int errno = Native.errno(sendState);
-        if (errno == Native.EAGAIN || errno == Native.EINTR) {
+        int errno = Posix.errno(sendState);
+        if (errno == Posix.EAGAIN || errno == Posix.EINTR) {
             return WOULD_BLOCK;
         }
-        throw new IOException("sctp_sendv failed: " + Native.describe(errno));
+        throw new IOException("sctp_sendv failed: " + Posix.describe(errno));
     }
 
     @Override
@@ -120,11 +124,11 @@ final class KernelSctpSocket extends NativeSctpSocket {
             calls.exit();
         }
         if (received < 0) {
-            int errno = Native.errno(receiveState);
-            if (errno == Native.EAGAIN || errno == Native.EINTR) {
+            int errno = Posix.errno(receiveState);
+            if (errno == Posix.EAGAIN || errno == Posix.EINTR) {
                 return WOULD_BLOCK;
             }
-            throw new IOException("sctp_recvv failed: " + Native.describe(errno));
+            throw new IOException("sctp_recvv failed: " + Posix.describe(errno));
         }
         int flags = msgflags.get(JAVA_INT, 0);
         if (received == 0 && (flags & Native.MSG_NOTIFICATION) == 0) {
@@ -142,7 +146,7 @@ final class KernelSctpSocket extends NativeSctpSocket {
         }
         into.streamId = rcvinfo.get(JAVA_SHORT, 0) & 0xFFFF;
         into.unordered = (rcvinfo.get(JAVA_SHORT, Native.RCVINFO_FLAGS) & Native.SCTP_UNORDERED) != 0;
-        into.ppid = rcvinfo.get(Native.U32_BE, Native.RCVINFO_PPID);
+        into.ppid = rcvinfo.get(Posix.U32_BE, Native.RCVINFO_PPID);
         return received;
     }
 
@@ -153,10 +157,10 @@ final class KernelSctpSocket extends NativeSctpSocket {
         }
         try {
             pollfd.set(JAVA_INT, 0, fd);
-            pollfd.set(JAVA_SHORT, 4, Native.POLLOUT);
+            pollfd.set(JAVA_SHORT, 4, Posix.POLLOUT);
             pollfd.set(JAVA_SHORT, 6, (short) 0);
-            int ready = (int) Native.POLL.invokeExact(sendState, pollfd, 1L, 0);
-            return ready <= 0 || (pollfd.get(JAVA_SHORT, 6) & Native.POLLOUT) != 0;
+            int ready = (int) Posix.POLL.invokeExact(sendState, pollfd, 1L, 0);
+            return ready <= 0 || (pollfd.get(JAVA_SHORT, 6) & Posix.POLLOUT) != 0;
         } catch (Throwable e) {
             return true; // let the next send find out
         } finally {
@@ -168,19 +172,19 @@ final class KernelSctpSocket extends NativeSctpSocket {
     @Override
     protected void free(boolean abortively) {
         try (Arena local = Arena.ofConfined()) {
-            MemorySegment state = Native.captureState(local);
+            MemorySegment state = Posix.captureState(local);
             if (abortively) {
                 MemorySegment linger = local.allocate(8, 4);
                 linger.set(JAVA_INT, 0, 1);
                 linger.set(JAVA_INT, 4, 0);
-                int ignored = (int) Native.SETSOCKOPT.invokeExact(state, fd, Native.SOL_SOCKET, Native.SO_LINGER,
+                int ignored = (int) Posix.SETSOCKOPT.invokeExact(state, fd, Posix.SOL_SOCKET, Posix.SO_LINGER,
                         linger, 8); // if it fails, close shuts down gracefully
             }
-            int ignored = (int) Native.CLOSE.invokeExact(state, fd);
+            int ignored = (int) Posix.CLOSE.invokeExact(state, fd);
         } catch (Throwable e) {
             // the descriptor is gone either way
         } finally {
-            poller.release(id);
+            poller.deregister(id, -1); // the closed descriptor left the epoll set by itself
         }
     }
 }

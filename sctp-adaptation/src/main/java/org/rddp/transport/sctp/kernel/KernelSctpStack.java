@@ -7,7 +7,12 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
+import org.rddp.transport.sctp.Posix;
+import org.rddp.loop.Loop;
+import org.rddp.loop.Poller;
+import org.rddp.transport.sctp.EpollPoller;
 import org.rddp.transport.sctp.LoopListening;
+import org.rddp.transport.sctp.SharedLoops;
 import org.rddp.transport.sctp.SctpSocket;
 import org.rddp.transport.sctp.SctpStack;
 
@@ -43,17 +48,17 @@ public final class KernelSctpStack implements SctpStack {
             return missing;
         }
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = Native.captureState(arena);
-            int fd = (int) Native.SOCKET.invokeExact(state, Native.AF_INET, Native.SOCK_STREAM | Native.SOCK_CLOEXEC,
-                    Native.IPPROTO_SCTP);
+            MemorySegment state = Posix.captureState(arena);
+            int fd = (int) Posix.SOCKET.invokeExact(state, Posix.AF_INET, Posix.SOCK_STREAM | Posix.SOCK_CLOEXEC,
+                    Posix.IPPROTO_SCTP);
             if (fd < 0) {
-                int errno = Native.errno(state);
+                int errno = Posix.errno(state);
                 return "this kernel has no SCTP: socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP) failed with "
-                        + Native.describe(errno) + (errno == EPROTONOSUPPORT
+                        + Posix.describe(errno) + (errno == EPROTONOSUPPORT
                                 ? "; load it (modprobe sctp, as root), or use usrsctp (UsrsctpStack, --sctp usrsctp)"
                                 : "");
             }
-            int ignored = (int) Native.CLOSE.invokeExact(state, fd);
+            int ignored = (int) Posix.CLOSE.invokeExact(state, fd);
             return null;
         } catch (Throwable e) {
             return "kernel SCTP could not be probed: " + e;
@@ -75,20 +80,30 @@ public final class KernelSctpStack implements SctpStack {
     }
 
     @Override
-    public SctpSocket connect(InetSocketAddress local, InetSocketAddress remote, int streams, int adaptation)
-            throws IOException {
+    public Poller newPoller() {
+        return new EpollPoller();
+    }
+
+    @Override
+    public Loop sharedLoop() {
+        return SharedLoops.of("kernel-sctp-loop");
+    }
+
+    @Override
+    public SctpSocket connect(Loop loop, InetSocketAddress local, InetSocketAddress remote, int streams,
+            int adaptation) throws IOException {
         int fd = open(streams, adaptation);
         boolean done = false;
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = Native.captureState(arena);
+            MemorySegment state = Posix.captureState(arena);
             bind(fd, arena, state, new InetSocketAddress(local.getAddress(), local.getPort()));
-            MemorySegment to = Native.sockaddr(arena, remote);
-            int status = (int) Native.CONNECT.invokeExact(state, fd, to, (int) Native.SOCKADDR_IN_SIZE);
-            if (status != 0 && Native.errno(state) != Native.EINPROGRESS) {
-                throw new IOException("SCTP connect to " + remote + " failed: " + Native.describeErrno(state));
+            MemorySegment to = Posix.sockaddr(arena, remote);
+            int status = (int) Posix.CONNECT.invokeExact(state, fd, to, (int) Posix.SOCKADDR_IN_SIZE);
+            if (status != 0 && Posix.errno(state) != Posix.EINPROGRESS) {
+                throw new IOException("SCTP connect to " + remote + " failed: " + Posix.describeErrno(state));
             }
             awaitConnected(fd, arena, state, remote);
-            KernelSctpSocket socket = KernelSctpSocket.of(fd, remote);
+            KernelSctpSocket socket = KernelSctpSocket.of(fd, remote, (EpollPoller) loop.poller());
             done = true;
             return socket;
         } catch (IOException e) {
@@ -107,43 +122,44 @@ public final class KernelSctpStack implements SctpStack {
             throws Throwable {
         MemorySegment pollfd = arena.allocate(8, 4);
         pollfd.set(JAVA_INT, 0, fd);
-        pollfd.set(JAVA_SHORT, 4, Native.POLLOUT);
+        pollfd.set(JAVA_SHORT, 4, Posix.POLLOUT);
         long deadline = System.nanoTime() + CONNECT_TIMEOUT_MILLIS * 1_000_000L;
         int ready;
         do {
             int left = (int) Math.max(0, (deadline - System.nanoTime()) / 1_000_000L);
-            ready = (int) Native.POLL.invokeExact(state, pollfd, 1L, left);
-        } while (ready < 0 && Native.errno(state) == Native.EINTR);
+            ready = (int) Posix.POLL.invokeExact(state, pollfd, 1L, left);
+        } while (ready < 0 && Posix.errno(state) == Posix.EINTR);
         if (ready == 0) {
             throw new IOException("SCTP connect to " + remote + " timed out after " + CONNECT_TIMEOUT_MILLIS
                     + " ms");
         }
-        MemorySegment error = Native.intValue(arena, 0);
-        MemorySegment length = Native.intValue(arena, 4);
-        int status = (int) Native.GETSOCKOPT.invokeExact(state, fd, Native.SOL_SOCKET, Native.SO_ERROR, error, length);
-        int errno = status != 0 ? Native.errno(state) : error.get(JAVA_INT, 0);
+        MemorySegment error = Posix.intValue(arena, 0);
+        MemorySegment length = Posix.intValue(arena, 4);
+        int status = (int) Posix.GETSOCKOPT.invokeExact(state, fd, Posix.SOL_SOCKET, Posix.SO_ERROR, error, length);
+        int errno = status != 0 ? Posix.errno(state) : error.get(JAVA_INT, 0);
         if (errno != 0) {
-            throw new IOException("SCTP connect to " + remote + " failed: " + Native.describe(errno));
+            throw new IOException("SCTP connect to " + remote + " failed: " + Posix.describe(errno));
         }
     }
 
     @Override
-    public Listening listen(InetSocketAddress local, int streams, int adaptation) throws IOException {
+    public Listening listen(Loop loop, InetSocketAddress local, int streams, int adaptation) throws IOException {
         int fd = open(streams, adaptation);
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = Native.captureState(arena);
+            MemorySegment state = Posix.captureState(arena);
             bind(fd, arena, state, local);
-            int status = (int) Native.LISTEN.invokeExact(state, fd, 64);
+            int status = (int) Posix.LISTEN.invokeExact(state, fd, 64);
             if (status != 0) {
-                throw new IOException("SCTP listen on " + local + " failed: " + Native.describeErrno(state));
+                throw new IOException("SCTP listen on " + local + " failed: " + Posix.describeErrno(state));
             }
-            MemorySegment bound = arena.allocate(Native.SOCKADDR_IN_SIZE, 4);
-            MemorySegment length = Native.intValue(arena, (int) Native.SOCKADDR_IN_SIZE);
-            status = (int) Native.GETSOCKNAME.invokeExact(state, fd, bound, length);
+            MemorySegment bound = arena.allocate(Posix.SOCKADDR_IN_SIZE, 4);
+            MemorySegment length = Posix.intValue(arena, (int) Posix.SOCKADDR_IN_SIZE);
+            status = (int) Posix.GETSOCKNAME.invokeExact(state, fd, bound, length);
             if (status != 0) {
-                throw new IOException("getsockname failed: " + Native.describeErrno(state));
+                throw new IOException("getsockname failed: " + Posix.describeErrno(state));
             }
-            return new KernelListening(fd, new InetSocketAddress(local.getAddress(), Native.address(bound).getPort()));
+            return new KernelListening(fd, new InetSocketAddress(local.getAddress(), Posix.address(bound).getPort()),
+                    loop);
         } catch (IOException e) {
             closeQuietly(fd);
             throw e;
@@ -156,31 +172,31 @@ public final class KernelSctpStack implements SctpStack {
     /** A non-blocking socket with what every DDP association needs (RFC 5043 §5.1, §8, §10); accepts inherit it. */
     private static int open(int streams, int adaptation) throws IOException {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = Native.captureState(arena);
-            int fd = (int) Native.SOCKET.invokeExact(state, Native.AF_INET,
-                    Native.SOCK_STREAM | Native.SOCK_NONBLOCK | Native.SOCK_CLOEXEC, Native.IPPROTO_SCTP);
+            MemorySegment state = Posix.captureState(arena);
+            int fd = (int) Posix.SOCKET.invokeExact(state, Posix.AF_INET,
+                    Posix.SOCK_STREAM | Posix.SOCK_NONBLOCK | Posix.SOCK_CLOEXEC, Posix.IPPROTO_SCTP);
             if (fd < 0) {
-                throw new IOException("kernel SCTP socket failed: " + Native.describeErrno(state) + " ("
+                throw new IOException("kernel SCTP socket failed: " + Posix.describeErrno(state) + " ("
                         + unavailable() + ")");
             }
             try {
                 MemorySegment init = arena.allocate(8, 2);
                 init.set(JAVA_SHORT, 0, (short) streams); // equal outbound and inbound (RFC 5043 §8)
                 init.set(JAVA_SHORT, 2, (short) streams);
-                setsockopt(fd, state, Native.IPPROTO_SCTP, Native.SCTP_INITMSG, init, "stream counts");
-                setsockopt(fd, state, Native.IPPROTO_SCTP, Native.SCTP_ADAPTATION_LAYER,
-                        Native.intValue(arena, adaptation), "Adaptation Layer Indication");
-                setsockopt(fd, state, Native.IPPROTO_SCTP, Native.SCTP_RECVRCVINFO, Native.intValue(arena, 1),
+                setsockopt(fd, state, Posix.IPPROTO_SCTP, Native.SCTP_INITMSG, init, "stream counts");
+                setsockopt(fd, state, Posix.IPPROTO_SCTP, Native.SCTP_ADAPTATION_LAYER,
+                        Posix.intValue(arena, adaptation), "Adaptation Layer Indication");
+                setsockopt(fd, state, Posix.IPPROTO_SCTP, Native.SCTP_RECVRCVINFO, Posix.intValue(arena, 1),
                         "rcvinfo");
-                setsockopt(fd, state, Native.IPPROTO_SCTP, Native.SCTP_NODELAY, Native.intValue(arena, 1), "nodelay");
+                setsockopt(fd, state, Posix.IPPROTO_SCTP, Native.SCTP_NODELAY, Posix.intValue(arena, 1), "nodelay");
                 MemorySegment events = arena.allocate(Native.EVENTS_SIZE);
                 events.set(java.lang.foreign.ValueLayout.JAVA_BYTE, Native.EVENT_ASSOCIATION, (byte) 1);
                 events.set(java.lang.foreign.ValueLayout.JAVA_BYTE, Native.EVENT_SHUTDOWN, (byte) 1);
                 events.set(java.lang.foreign.ValueLayout.JAVA_BYTE, Native.EVENT_ADAPTATION, (byte) 1);
-                setsockopt(fd, state, Native.IPPROTO_SCTP, Native.SCTP_EVENTS, events, "events");
-                setsockopt(fd, state, Native.SOL_SOCKET, Native.SO_SNDBUF, Native.intValue(arena, SEND_BUFFER),
+                setsockopt(fd, state, Posix.IPPROTO_SCTP, Native.SCTP_EVENTS, events, "events");
+                setsockopt(fd, state, Posix.SOL_SOCKET, Posix.SO_SNDBUF, Posix.intValue(arena, SEND_BUFFER),
                         "send buffer");
-                setsockopt(fd, state, Native.SOL_SOCKET, Native.SO_RCVBUF, Native.intValue(arena, RECEIVE_BUFFER),
+                setsockopt(fd, state, Posix.SOL_SOCKET, Posix.SO_RCVBUF, Posix.intValue(arena, RECEIVE_BUFFER),
                         "receive buffer");
                 return fd;
             } catch (IOException | RuntimeException e) {
@@ -197,9 +213,9 @@ public final class KernelSctpStack implements SctpStack {
     private static void setsockopt(int fd, MemorySegment state, int level, int option, MemorySegment value,
             String what) throws IOException {
         try {
-            int status = (int) Native.SETSOCKOPT.invokeExact(state, fd, level, option, value, (int) value.byteSize());
+            int status = (int) Posix.SETSOCKOPT.invokeExact(state, fd, level, option, value, (int) value.byteSize());
             if (status != 0) {
-                throw new IOException("setsockopt(" + what + ") failed: " + Native.describeErrno(state));
+                throw new IOException("setsockopt(" + what + ") failed: " + Posix.describeErrno(state));
             }
         } catch (IOException e) {
             throw e;
@@ -209,16 +225,16 @@ public final class KernelSctpStack implements SctpStack {
     }
 
     private static void bind(int fd, Arena arena, MemorySegment state, InetSocketAddress local) throws Throwable {
-        int status = (int) Native.BIND.invokeExact(state, fd, Native.sockaddr(arena, local),
-                (int) Native.SOCKADDR_IN_SIZE);
+        int status = (int) Posix.BIND.invokeExact(state, fd, Posix.sockaddr(arena, local),
+                (int) Posix.SOCKADDR_IN_SIZE);
         if (status != 0) {
-            throw new IOException("SCTP bind to " + local + " failed: " + Native.describeErrno(state));
+            throw new IOException("SCTP bind to " + local + " failed: " + Posix.describeErrno(state));
         }
     }
 
     private static void closeQuietly(int fd) {
         try (Arena arena = Arena.ofConfined()) {
-            int ignored = (int) Native.CLOSE.invokeExact(Native.captureState(arena), fd);
+            int ignored = (int) Posix.CLOSE.invokeExact(Posix.captureState(arena), fd);
         } catch (Throwable e) {
             // already failing: the first error is the one to report
         }
@@ -230,35 +246,30 @@ public final class KernelSctpStack implements SctpStack {
         // nothing to release
     }
 
-    /** A listening socket whose poller signal schedules accepts on its own loop. */
+    /** A listening socket whose readiness schedules accepts on its loop. */
     private static final class KernelListening extends LoopListening {
         private final int fd;
-        private final Poller poller;
+        private final EpollPoller poller;
         private final int id;
         private final Arena arena = Arena.ofShared();
-        private final MemorySegment state = Native.captureState(arena);
-        private final MemorySegment peer = arena.allocate(Native.SOCKADDR_IN_SIZE, 4);
+        private final MemorySegment state = Posix.captureState(arena);
+        private final MemorySegment peer = arena.allocate(Posix.SOCKADDR_IN_SIZE, 4);
         private final MemorySegment peerLength = arena.allocate(JAVA_INT);
 
-        KernelListening(int fd, InetSocketAddress address) throws IOException {
-            super(address);
+        KernelListening(int fd, InetSocketAddress address, Loop loop) throws IOException {
+            super(address, loop);
             this.fd = fd;
-            this.poller = Poller.get();
-            try {
-                this.id = poller.register(fd, this::ready);
-            } catch (IOException e) {
-                abandon();
-                throw e;
-            }
+            this.poller = (EpollPoller) loop.poller();
+            this.id = poller.register(fd, Posix.EPOLLIN | Posix.EPOLLET, events -> ready());
         }
 
         @Override
         protected SctpSocket acceptOne() throws IOException {
             int accepted;
             try {
-                peerLength.set(JAVA_INT, 0, (int) Native.SOCKADDR_IN_SIZE);
-                accepted = (int) Native.ACCEPT4.invokeExact(state, fd, peer, peerLength,
-                        Native.SOCK_NONBLOCK | Native.SOCK_CLOEXEC);
+                peerLength.set(JAVA_INT, 0, (int) Posix.SOCKADDR_IN_SIZE);
+                accepted = (int) Posix.ACCEPT4.invokeExact(state, fd, peer, peerLength,
+                        Posix.SOCK_NONBLOCK | Posix.SOCK_CLOEXEC);
             } catch (Throwable e) {
                 throw new IOException(e);
             }
@@ -266,7 +277,7 @@ public final class KernelSctpStack implements SctpStack {
                 return null; // EAGAIN, or an association that failed meanwhile: the poller signals the next
             }
             try {
-                return KernelSctpSocket.of(accepted, Native.address(peer));
+                return KernelSctpSocket.of(accepted, Posix.address(peer), poller);
             } catch (IOException e) {
                 closeQuietly(accepted);
                 throw e;
@@ -276,7 +287,7 @@ public final class KernelSctpStack implements SctpStack {
         @Override
         protected void closeNative() {
             closeQuietly(fd);
-            poller.release(id);
+            poller.deregister(id, -1);
         }
     }
 }

@@ -20,6 +20,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import org.rddp.transport.sctp.Posix;
 
 /**
  * usrsctp as a protocol engine, with every packet carried by this package. usrsctp runs without threads of its
@@ -34,9 +35,11 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * such a chain. {@code conn_output} gets the packet copied into one buffer, so nothing is dropped, and the path
  * MTU can be the interface's.
  *
- * <p>Threads: each endpoint has a receiving thread, and one timer thread drives usrsctp's clock every
- * {@value #TICK_MILLIS} ms (what usrsctp's own timer thread does). Calls into usrsctp from these threads hold
- * a read lock that {@link #finish} takes for writing, so none is in flight when the stack stops.
+ * <p>Threads: each endpoint belongs to one loop, whose epoll watches it and whose thread reads it and feeds usrsctp;
+ * one timer thread drives usrsctp's clock every {@value #TICK_MILLIS} ms (what usrsctp's own timer thread does,
+ * retransmissions included). Calls into usrsctp from these threads hold a read lock that {@link #finish} takes for
+ * writing, so none is in flight when the stack stops. {@code conn_output} runs on the thread that called into
+ * usrsctp (a loop's, or the timer's), and sends through the link's endpoint.
  */
 @SuppressWarnings({"checkstyle:IllegalCatch", "restricted"}) // invokeExact declares Throwable; upcall stub
 final class Links {
@@ -52,15 +55,18 @@ final class Links {
         final Endpoint endpoint;
         /** The peer's UDP address and port, or its IPv4 address with port 0 for SCTP over IP. */
         final InetSocketAddress remote;
+        /** {@link #remote} as a sockaddr_in, for sendto. */
+        final MemorySegment sockaddr;
 
-        Link(int index, Endpoint endpoint, InetSocketAddress remote) {
+        Link(int index, Endpoint endpoint, InetSocketAddress remote) throws IOException {
             this.handle = MemorySegment.ofAddress(index);
             this.endpoint = endpoint;
             this.remote = remote;
+            this.sockaddr = Posix.sockaddr(Arena.global(), remote);
         }
     }
 
-    /** A local socket that carries SCTP packets: a UDP socket on the stack's port, or a raw IP socket. */
+    /** A local socket that carries SCTP packets for one loop: a UDP socket, or a raw IP socket. */
     abstract static class Endpoint implements AutoCloseable {
         final InetAddress local;
         final boolean udp;
@@ -70,21 +76,27 @@ final class Links {
             this.udp = udp;
         }
 
-        /** Sends one SCTP packet (common header and chunks) to the link's peer. */
+        /** Sends one SCTP packet (common header and chunks) to the link's peer. Any thread. */
         abstract void send(MemorySegment packet, Link link) throws IOException;
+
+        /** The UDP port it is bound to; 0 for a raw IP socket. */
+        abstract int port();
 
         @Override
         public abstract void close();
     }
 
-    /** Which packets may reach a listening port: those of its kind, to its address (null: any). */
-    private record Scope(boolean udp, InetAddress address) {
+    /** Which packets may reach a listening port: those of its kind, to its address (null: any); and its endpoint. */
+    private record Scope(boolean udp, InetAddress address, Endpoint endpoint) {
+    }
+
+    /** A link's identity: the local endpoint and the peer. */
+    private record Path(Endpoint endpoint, InetSocketAddress remote) {
     }
 
     static final MemorySegment OUTPUT_STUB;
     private static final AtomicReferenceArray<Link> LINKS = new AtomicReferenceArray<>(MAX_LINKS);
-    private static final ConcurrentHashMap<InetSocketAddress, Link> UDP_LINKS = new ConcurrentHashMap<>();
-    private static final ConcurrentHashMap<InetSocketAddress, Link> IP_LINKS = new ConcurrentHashMap<>();
+    private static final ConcurrentHashMap<Path, Link> PATHS = new ConcurrentHashMap<>();
     private static final AtomicInteger NEXT_LINK = new AtomicInteger(1);
     private static final AtomicReferenceArray<Scope> LISTENERS = new AtomicReferenceArray<>(1 << 16);
     private static final ReentrantReadWriteLock LOCK = new ReentrantReadWriteLock();
@@ -180,27 +192,28 @@ final class Links {
         }
     }
 
-    /** The link to a peer's UDP address and port, created (through {@code via}) on first use. */
+    /** The link to a peer's UDP address and port through {@code via}, created on first use. */
     static Link udpLink(InetSocketAddress remote, Endpoint via) throws IOException {
-        return link(UDP_LINKS, remote, via);
+        return link(new Path(via, remote));
     }
 
-    /** The link to a peer's IPv4 address for SCTP over IP, created (through {@code via}) on first use. */
+    /** The link to a peer's IPv4 address for SCTP over IP through {@code via}, created on first use. */
     static Link ipLink(InetAddress remote, Endpoint via) throws IOException {
-        return link(IP_LINKS, new InetSocketAddress(remote, 0), via);
+        return link(new Path(via, new InetSocketAddress(remote, 0)));
     }
 
-    private static Link link(ConcurrentHashMap<InetSocketAddress, Link> links, InetSocketAddress remote,
-            Endpoint via) throws IOException {
-        Link existing = links.get(remote);
+    private static Link link(Path path) throws IOException {
+        Link existing = PATHS.get(path);
         if (existing != null) {
             return existing;
         }
-        synchronized (links) {
-            existing = links.get(remote);
+        synchronized (PATHS) {
+            existing = PATHS.get(path);
             if (existing != null) {
                 return existing;
             }
+            Endpoint via = path.endpoint();
+            InetSocketAddress remote = path.remote();
             int index = NEXT_LINK.getAndIncrement();
             if (index >= MAX_LINKS) {
                 throw new IOException("more than " + (MAX_LINKS - 1) + " SCTP peer endpoints in one process");
@@ -217,7 +230,7 @@ final class Links {
             } finally {
                 LOCK.readLock().unlock();
             }
-            links.put(remote, link);
+            PATHS.put(path, link);
             return link;
         }
     }
@@ -228,11 +241,19 @@ final class Links {
     }
 
     /**
-     * Restricts a listening SCTP port to packets of one kind sent to one address (null: any): usrsctp's
-     * {@code AF_CONN} listener hears every link, and the socket must hear only the address it was bound to.
+     * Restricts a listening SCTP port to packets of one kind sent to one address (null: any) through one endpoint:
+     * usrsctp's {@code AF_CONN} listener hears every link, and the socket must hear only the address it was bound
+     * to, on its loop's endpoint.
      */
-    static void listen(int port, boolean udp, InetAddress address) {
-        LISTENERS.set(port, new Scope(udp, address == null || address.isAnyLocalAddress() ? null : address));
+    static void listen(int port, boolean udp, InetAddress address, Endpoint endpoint) {
+        LISTENERS.set(port, new Scope(udp, address == null || address.isAnyLocalAddress() ? null : address,
+                endpoint));
+    }
+
+    /** The UDP port of the endpoint listening on SCTP port {@code port} in this process, or 0 if none. */
+    static int listeningUdpPort(int port) {
+        Scope scope = port > 0 && port < LISTENERS.length() ? LISTENERS.get(port) : null;
+        return scope == null || !scope.udp() ? 0 : scope.endpoint().port();
     }
 
     /** Lifts the restriction of {@link #listen}. */

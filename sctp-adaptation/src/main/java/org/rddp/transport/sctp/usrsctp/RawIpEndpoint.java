@@ -1,18 +1,20 @@
 package org.rddp.transport.sctp.usrsctp;
 
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
-import java.net.UnknownHostException;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import org.rddp.transport.sctp.EpollPoller;
+import org.rddp.transport.sctp.Posix;
 
 /**
- * SCTP straight over IPv4 (protocol 132): a raw socket through libc, so root (or CAP_NET_RAW). The kernel
- * writes the IP header on sending; received packets come with it, which tells the sender and the destination.
- * One such socket per process, on the wildcard address: every raw socket hears every SCTP packet, so a second
- * one would only duplicate them; listening sockets are held to their address by the destination in the header.
+ * SCTP straight over IPv4 (protocol 132) for one loop: a raw socket through libc, so root (or CAP_NET_RAW). The
+ * kernel writes the IP header on sending; received packets come with it, which tells the sender and the
+ * destination. Every raw socket hears every SCTP packet of the host, so each loop's takes only those sent to the
+ * SCTP ports its own sockets hold ({@link #own}); listening sockets are held to their address by the destination.
  *
  * <p>A kernel with its own SCTP answers these packets too (an ABORT for an association it does not know), so
  * this mode is for hosts without kernel SCTP, as usrsctp's own raw mode is.
@@ -20,119 +22,137 @@ import java.net.UnknownHostException;
 @SuppressWarnings("checkstyle:IllegalCatch") // invokeExact declares Throwable
 final class RawIpEndpoint extends Links.Endpoint {
     private static final int LARGEST_PACKET = 65535;
-    private static final int RECEIVE_TIMEOUT_MILLIS = 200;
+    private static final int PACKETS_PER_CYCLE = 64;
+    private static final int IP_HEADER = 20;
 
     private final int fd;
-    private final Arena arena = Arena.ofShared();
-    private final MemorySegment sendState = Usrsctp.captureState(arena);
-    private final MemorySegment to = arena.allocate(Usrsctp.SOCKADDR_IN_SIZE);
+    private final EpollPoller poller;
+    private final int registration;
+    private final Arena arena = Arena.ofAuto();
+    private final MemorySegment packet = arena.allocate(LARGEST_PACKET, 8);
+    private final MemorySegment receiveState = Posix.captureState(arena);
+    private final MemorySegment sendState = Posix.captureState(arena);
+    private final byte[] source = new byte[4];
+    private final byte[] destination = new byte[4];
+    /** The SCTP ports of this loop's sockets: how many hold each (a listener and the associations it accepted). */
+    private final AtomicIntegerArray owned = new AtomicIntegerArray(1 << 16);
     private volatile boolean open = true;
 
-    private RawIpEndpoint(int fd) throws UnknownHostException {
+    private RawIpEndpoint(int fd, EpollPoller poller) throws IOException {
         super(InetAddress.getByAddress(new byte[4]), false);
         this.fd = fd;
+        this.poller = poller;
+        this.registration = poller.register(fd, Posix.EPOLLIN, events -> receive());
+        poller.onClose(this::close);
     }
 
-    /** Opens the raw socket and starts receiving; fails clearly without the privilege for it. */
-    static RawIpEndpoint open(int socketBuffer) throws IOException {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = Usrsctp.captureState(arena);
-            int fd = (int) Libc.SOCKET.invokeExact(state, Usrsctp.AF_INET, Libc.SOCK_RAW, Usrsctp.IPPROTO_SCTP);
+    /** Opens the raw socket for {@code poller}'s loop; fails clearly without the privilege for it. */
+    static RawIpEndpoint open(EpollPoller poller, int socketBuffer) throws IOException {
+        try (Arena setup = Arena.ofConfined()) {
+            MemorySegment state = Posix.captureState(setup);
+            int fd = (int) Posix.SOCKET.invokeExact(state, Posix.AF_INET,
+                    Posix.SOCK_RAW | Posix.SOCK_NONBLOCK | Posix.SOCK_CLOEXEC, Posix.IPPROTO_SCTP);
             if (fd < 0) {
-                int errno = Usrsctp.errno(state);
-                throw new IOException(errno == Libc.EPERM || errno == Libc.EACCES
+                int errno = Posix.errno(state);
+                throw new IOException(errno == Posix.EPERM || errno == Posix.EACCES
                         ? "SCTP straight over IP needs a raw socket, so root or CAP_NET_RAW; without them use SCTP "
                                 + "over UDP (UsrsctpStack.udp())"
-                        : "raw IPv4 socket for SCTP failed, errno " + errno);
+                        : "raw IPv4 socket for SCTP failed: " + Posix.describe(errno));
             }
-            MemorySegment timeout = arena.allocate(16);
-            timeout.set(JAVA_LONG, 0, 0);
-            timeout.set(JAVA_LONG, 8, RECEIVE_TIMEOUT_MILLIS * 1000L);
-            int ignored = (int) Libc.SETSOCKOPT.invokeExact(state, fd, Libc.SOL_SOCKET, Libc.SO_RCVTIMEO, timeout,
-                    16);
-            MemorySegment buffer = Usrsctp.intValue(arena, socketBuffer);
-            ignored |= (int) Libc.SETSOCKOPT.invokeExact(state, fd, Libc.SOL_SOCKET, Libc.SO_RCVBUF, buffer, 4);
-            ignored |= (int) Libc.SETSOCKOPT.invokeExact(state, fd, Libc.SOL_SOCKET, Libc.SO_SNDBUF, buffer, 4);
-            RawIpEndpoint endpoint = new RawIpEndpoint(fd);
-            Thread.ofPlatform().daemon().name("usrsctp-raw-ip").start(endpoint::receive);
-            return endpoint;
-        } catch (IOException e) {
+            try {
+                MemorySegment buffer = Posix.intValue(setup, socketBuffer);
+                int ignored = (int) Posix.SETSOCKOPT.invokeExact(state, fd, Posix.SOL_SOCKET, Posix.SO_RCVBUF, buffer,
+                        4);
+                ignored = (int) Posix.SETSOCKOPT.invokeExact(state, fd, Posix.SOL_SOCKET, Posix.SO_SNDBUF, buffer, 4);
+                return new RawIpEndpoint(fd, poller);
+            } catch (IOException | RuntimeException e) {
+                Posix.closeQuietly(fd);
+                throw e;
+            }
+        } catch (IOException | RuntimeException e) {
             throw e;
         } catch (Throwable e) {
             throw new IOException(e);
         }
     }
 
+    @Override
+    int port() {
+        return 0;
+    }
+
+    /** Takes the packets sent to SCTP port {@code port} from now on, for one more socket. Any thread. */
+    void own(int port) {
+        owned.incrementAndGet(port);
+    }
+
+    /** One socket less takes the packets sent to SCTP port {@code port}. Any thread. */
+    void disown(int port) {
+        owned.decrementAndGet(port);
+    }
+
+    private boolean owns(int port) {
+        return owned.get(port) > 0;
+    }
+
+    /** Reads what arrived and hands this loop's packets to usrsctp; on the loop thread. */
     private void receive() {
-        try (Arena local = Arena.ofConfined()) {
-            MemorySegment state = Usrsctp.captureState(local);
-            MemorySegment packet = local.allocate(LARGEST_PACKET, 8);
-            byte[] source = new byte[4];
-            byte[] destination = new byte[4];
-            while (open) {
-                long received;
-                try {
-                    received = (long) Libc.RECVFROM.invokeExact(state, fd, packet, (long) LARGEST_PACKET, 0,
-                            MemorySegment.NULL, MemorySegment.NULL);
-                } catch (Throwable e) {
-                    break;
-                }
-                if (received < 20) {
-                    continue; // a timeout (to look at open again), an interrupted call, or a runt
-                }
-                int headerLength = (packet.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 0) & 0x0F) * 4;
-                if (headerLength < 20 || received <= headerLength) {
-                    continue;
-                }
-                MemorySegment.copy(packet, 12, MemorySegment.ofArray(source), 0, 4);
-                MemorySegment.copy(packet, 16, MemorySegment.ofArray(destination), 0, 4);
-                try {
-                    Links.input(Links.ipLink(InetAddress.getByAddress(source), this),
-                            packet.asSlice(headerLength), (int) received - headerLength,
-                            InetAddress.getByAddress(destination));
-                } catch (IOException e) {
-                    continue; // too many peers: this one's packets are dropped
-                }
+        for (int i = 0; i < PACKETS_PER_CYCLE && open; i++) {
+            long received;
+            try {
+                received = (long) Posix.RECVFROM.invokeExact(receiveState, fd, packet, (long) LARGEST_PACKET, 0,
+                        MemorySegment.NULL, MemorySegment.NULL);
+            } catch (Throwable e) {
+                return;
             }
-        } finally {
-            closeSocket();
+            if (received < 0) {
+                return; // EAGAIN: read out
+            }
+            int headerLength = (packet.get(JAVA_BYTE, 0) & 0x0F) * 4;
+            if (headerLength < IP_HEADER || received < headerLength + 12
+                    || !owns(packet.get(Posix.U16_BE, headerLength + 2) & 0xFFFF)) {
+                continue; // a runt, or another loop's (or process's) packet
+            }
+            MemorySegment.copy(packet, 12, MemorySegment.ofArray(source), 0, 4);
+            MemorySegment.copy(packet, 16, MemorySegment.ofArray(destination), 0, 4);
+            try {
+                Links.input(Links.ipLink(InetAddress.getByAddress(source), this), packet.asSlice(headerLength),
+                        (int) received - headerLength, InetAddress.getByAddress(destination));
+            } catch (IOException e) {
+                continue; // too many peers: this one's packets are dropped
+            }
         }
     }
 
     @Override
-    void send(MemorySegment packet, Links.Link link) throws IOException {
-        if (!open) {
-            throw new IOException("the raw IP socket is closed");
-        }
-        long sent;
-        synchronized (to) {
-            to.fill((byte) 0);
-            to.set(java.lang.foreign.ValueLayout.JAVA_SHORT, 0, (short) Usrsctp.AF_INET);
-            MemorySegment.copy(MemorySegment.ofArray(link.remote.getAddress().getAddress()), 0, to, 4, 4);
+    void send(MemorySegment sctpPacket, Links.Link link) throws IOException {
+        synchronized (sendState) { // the loop's thread and the timer's
+            if (!open) {
+                throw new IOException("the raw IP socket of this loop is closed");
+            }
+            long sent;
             try {
-                sent = (long) Libc.SENDTO.invokeExact(sendState, fd, packet, packet.byteSize(), 0, to,
-                        (int) Usrsctp.SOCKADDR_IN_SIZE);
+                sent = (long) Posix.SENDTO.invokeExact(sendState, fd, sctpPacket, sctpPacket.byteSize(), 0,
+                        link.sockaddr, (int) Posix.SOCKADDR_IN_SIZE);
             } catch (Throwable e) {
                 throw new IOException(e);
             }
             if (sent < 0) {
-                throw new IOException("sendto failed, errno " + Usrsctp.errno(sendState));
+                throw new IOException("sendto failed: " + Posix.describeErrno(sendState));
             }
         }
     }
 
-    /** Stops receiving; the receiving thread closes the socket within the receive timeout (closing it here could
-     * let a new socket reuse the descriptor under a thread still reading it). */
+    /** Stops reading and closes the socket; on the loop thread (it closes with the loop). */
     @Override
     public void close() {
+        if (!open) {
+            return;
+        }
         open = false;
-    }
-
-    private void closeSocket() {
-        try (Arena local = Arena.ofConfined()) {
-            int ignored = (int) Libc.CLOSE.invokeExact(Usrsctp.captureState(local), fd);
-        } catch (Throwable e) {
-            // closing: nothing left to do with it
+        poller.deregister(registration, fd);
+        synchronized (sendState) {
+            Posix.closeQuietly(fd);
         }
     }
 }

@@ -1,97 +1,164 @@
 package org.rddp.transport.sctp.usrsctp;
 
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
 import java.io.IOException;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.SocketOption;
-import java.net.StandardProtocolFamily;
-import java.net.StandardSocketOptions;
-import java.nio.ByteBuffer;
-import java.nio.channels.ClosedChannelException;
-import java.nio.channels.DatagramChannel;
+import org.rddp.transport.sctp.EpollPoller;
+import org.rddp.transport.sctp.Posix;
 
 /**
- * SCTP over UDP (RFC 6951): a UDP socket on the stack's port, bound to one local address (or the wildcard). All
- * of a process's UDP endpoints share the port with SO_REUSEADDR, so the kernel hands a datagram to the most
- * specific one: a socket bound to an address hears exactly what was sent to that address. Datagrams leave with
- * the Don't Fragment bit where the JDK can set it: the path MTU is chosen so that nothing needs fragmenting
- * (RFC 5043 §9).
+ * SCTP over UDP (RFC 6951) for one loop: a non-blocking UDP socket through libc, bound to one local address (or
+ * the wildcard), watched by the loop's epoll. The loop's thread reads it and hands each datagram to usrsctp, so a
+ * loop driven by an application thread reads its own socket. Datagrams leave with the Don't Fragment bit: the path
+ * MTU is chosen so that nothing needs fragmenting (RFC 5043 §9).
  */
+@SuppressWarnings("checkstyle:IllegalCatch") // invokeExact declares Throwable
 final class UdpEndpoint extends Links.Endpoint {
     private static final int LARGEST_DATAGRAM = 65535;
+    /** Datagrams read per readiness before the loop runs the rest of its cycle (the socket stays ready). */
+    private static final int DATAGRAMS_PER_CYCLE = 64;
 
-    private final DatagramChannel channel;
+    private final int fd;
+    private final int port;
     private final InetAddress destination;
+    private final EpollPoller poller;
+    private final int registration;
+    private final Arena arena = Arena.ofAuto();
+    private final MemorySegment packet = arena.allocate(LARGEST_DATAGRAM, 8);
+    private final MemorySegment from = arena.allocate(Posix.SOCKADDR_IN_SIZE, 4);
+    private final MemorySegment fromLength = arena.allocate(JAVA_INT);
+    private final MemorySegment receiveState = Posix.captureState(arena);
+    private final MemorySegment sendState = Posix.captureState(arena);
+    /** The link of the last datagram's sender: a loop usually hears one peer per endpoint. */
+    private Links.Link lastLink;
+    private long lastFrom = -1;
     private volatile boolean open = true;
 
-    private UdpEndpoint(InetAddress local, DatagramChannel channel) {
+    private UdpEndpoint(InetAddress local, int fd, int port, EpollPoller poller) throws IOException {
         super(local, true);
-        this.channel = channel;
+        this.fd = fd;
+        this.port = port;
         this.destination = local.isAnyLocalAddress() ? null : local;
+        this.poller = poller;
+        this.registration = poller.register(fd, Posix.EPOLLIN, events -> receive());
+        poller.onClose(this::close);
     }
 
-    /** Binds {@code local}:{@code port} and starts receiving. */
-    static UdpEndpoint open(InetAddress local, int port, int socketBuffer) throws IOException {
-        DatagramChannel channel = DatagramChannel.open(StandardProtocolFamily.INET);
-        try {
-            channel.setOption(StandardSocketOptions.SO_REUSEADDR, true);
-            channel.setOption(StandardSocketOptions.SO_RCVBUF, socketBuffer);
-            channel.setOption(StandardSocketOptions.SO_SNDBUF, socketBuffer);
-            dontFragment(channel);
-            channel.bind(new InetSocketAddress(local, port));
-        } catch (IOException e) {
-            channel.close();
-            throw new IOException("cannot bind UDP " + local.getHostAddress() + ":" + port + " for SCTP over UDP "
-                    + "(RFC 6951): " + e.getMessage(), e);
-        }
-        UdpEndpoint endpoint = new UdpEndpoint(local, channel);
-        Thread.ofPlatform().daemon().name("usrsctp-udp-" + local.getHostAddress()).start(endpoint::receive);
-        return endpoint;
-    }
-
-    @SuppressWarnings("unchecked")
-    private static void dontFragment(DatagramChannel channel) throws IOException {
-        for (SocketOption<?> option : channel.supportedOptions()) {
-            if (option.name().equals("IP_DONTFRAGMENT") && option.type() == Boolean.class) {
-                channel.setOption((SocketOption<Boolean>) option, true);
-            }
-        }
-    }
-
-    private void receive() {
-        ByteBuffer buffer = ByteBuffer.allocateDirect(LARGEST_DATAGRAM);
-        MemorySegment segment = MemorySegment.ofBuffer(buffer);
-        while (open) {
-            buffer.clear();
-            InetSocketAddress from;
-            try {
-                from = (InetSocketAddress) channel.receive(buffer);
-            } catch (ClosedChannelException e) {
-                return;
-            } catch (IOException e) {
-                continue; // an ICMP error reported on the socket: UDP carries on
+    /** Binds {@code local}:{@code port} (0: any free port) and has {@code poller}'s loop read it. */
+    static UdpEndpoint open(EpollPoller poller, InetAddress local, int port, int socketBuffer) throws IOException {
+        try (Arena setup = Arena.ofConfined()) {
+            MemorySegment state = Posix.captureState(setup);
+            int fd = (int) Posix.SOCKET.invokeExact(state, Posix.AF_INET,
+                    Posix.SOCK_DGRAM | Posix.SOCK_NONBLOCK | Posix.SOCK_CLOEXEC, 0);
+            if (fd < 0) {
+                throw new IOException("UDP socket failed: " + Posix.describeErrno(state));
             }
             try {
-                Links.input(Links.udpLink(from, this), segment, buffer.position(), destination);
-            } catch (IOException e) {
-                continue; // too many peers: this one's packets are dropped
+                MemorySegment buffer = Posix.intValue(setup, socketBuffer);
+                int ignored = (int) Posix.SETSOCKOPT.invokeExact(state, fd, Posix.SOL_SOCKET, Posix.SO_RCVBUF, buffer,
+                        4);
+                ignored = (int) Posix.SETSOCKOPT.invokeExact(state, fd, Posix.SOL_SOCKET, Posix.SO_SNDBUF, buffer, 4);
+                ignored = (int) Posix.SETSOCKOPT.invokeExact(state, fd, Posix.IPPROTO_IP, Posix.IP_MTU_DISCOVER,
+                        Posix.intValue(setup, Posix.IP_PMTUDISC_DO), 4);
+                int status = (int) Posix.BIND.invokeExact(state, fd, Posix.sockaddr(setup,
+                        new InetSocketAddress(local, port)), (int) Posix.SOCKADDR_IN_SIZE);
+                if (status != 0) {
+                    throw new IOException("cannot bind UDP " + local.getHostAddress() + ":" + port + " for SCTP over "
+                            + "UDP (RFC 6951): " + Posix.describeErrno(state));
+                }
+                MemorySegment bound = setup.allocate(Posix.SOCKADDR_IN_SIZE, 4);
+                status = (int) Posix.GETSOCKNAME.invokeExact(state, fd, bound,
+                        Posix.intValue(setup, (int) Posix.SOCKADDR_IN_SIZE));
+                if (status != 0) {
+                    throw new IOException("getsockname failed: " + Posix.describeErrno(state));
+                }
+                return new UdpEndpoint(local, fd, Posix.address(bound).getPort(), poller);
+            } catch (IOException | RuntimeException e) {
+                Posix.closeQuietly(fd);
+                throw e;
             }
+        } catch (IOException | RuntimeException e) {
+            throw e;
+        } catch (Throwable e) {
+            throw new IOException(e);
         }
     }
 
     @Override
-    void send(MemorySegment packet, Links.Link link) throws IOException {
-        channel.send(packet.asByteBuffer(), link.remote);
+    int port() {
+        return port;
     }
 
+    /** Reads what arrived and hands it to usrsctp; on the loop thread, when epoll says the socket is readable. */
+    private void receive() {
+        for (int i = 0; i < DATAGRAMS_PER_CYCLE && open; i++) {
+            fromLength.set(JAVA_INT, 0, (int) Posix.SOCKADDR_IN_SIZE);
+            long received;
+            try {
+                received = (long) Posix.RECVFROM.invokeExact(receiveState, fd, packet, (long) LARGEST_DATAGRAM, 0,
+                        from, fromLength);
+            } catch (Throwable e) {
+                return;
+            }
+            if (received < 0) {
+                return; // EAGAIN: read out; any other error (an ICMP report on the socket): UDP carries on
+            }
+            Links.Link link = linkOf(from);
+            if (link != null) {
+                Links.input(link, packet, (int) received, destination);
+            }
+        }
+    }
+
+    /** The link of the datagram's sender, or null when there are too many peers (its packets are dropped). */
+    private Links.Link linkOf(MemorySegment sender) {
+        long key = (long) sender.get(JAVA_INT, 4) << 16 | sender.get(Posix.U16_BE, 2) & 0xFFFF;
+        if (key == lastFrom) {
+            return lastLink;
+        }
+        try {
+            Links.Link link = Links.udpLink(Posix.address(sender), this);
+            lastLink = link;
+            lastFrom = key;
+            return link;
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    @Override
+    void send(MemorySegment datagram, Links.Link link) throws IOException {
+        long sent;
+        synchronized (sendState) { // the loop's thread and the timer's
+            if (!open) {
+                throw new IOException("the UDP socket of this loop is closed");
+            }
+            try {
+                sent = (long) Posix.SENDTO.invokeExact(sendState, fd, datagram, datagram.byteSize(), 0, link.sockaddr,
+                        (int) Posix.SOCKADDR_IN_SIZE);
+            } catch (Throwable e) {
+                throw new IOException(e);
+            }
+            if (sent < 0) {
+                throw new IOException("sendto failed: " + Posix.describeErrno(sendState));
+            }
+        }
+    }
+
+    /** Stops reading and closes the socket; on the loop thread (it closes with the loop). */
     @Override
     public void close() {
+        if (!open) {
+            return;
+        }
         open = false;
-        try {
-            channel.close();
-        } catch (IOException e) {
-            // closing: nothing left to do with it
+        poller.deregister(registration, fd);
+        synchronized (sendState) {
+            Posix.closeQuietly(fd);
         }
     }
 }

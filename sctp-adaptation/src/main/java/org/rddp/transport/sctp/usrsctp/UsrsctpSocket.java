@@ -22,6 +22,7 @@ final class UsrsctpSocket extends NativeSctpSocket {
     private static final int SO_LINGER = 13;
 
     private final MemorySegment socket;
+    private final Runnable onFree;
     private final int id;
     private final Arena arena = Arena.ofAuto();
     /** errno of the last send; its own, so that a sender and a receiver thread never read each other's. */
@@ -35,10 +36,12 @@ final class UsrsctpSocket extends NativeSctpSocket {
     private final MemorySegment from = arena.allocate(Usrsctp.SOCKADDR_STORAGE_SIZE);
     private final MemorySegment fromlen = arena.allocate(JAVA_INT);
 
-    UsrsctpSocket(MemorySegment socket, int streams, int maxMessage, java.net.InetSocketAddress remote)
-            throws IOException {
+    /** @param onFree runs once the socket is freed (a raw IP socket's loop stops taking its port) */
+    UsrsctpSocket(MemorySegment socket, int streams, int maxMessage, java.net.InetSocketAddress remote,
+            Runnable onFree) throws IOException {
         super(remote, streams, maxMessage);
         this.socket = socket;
+        this.onFree = onFree;
         this.id = Upcalls.register(this::ready);
         try {
             int status = (int) Usrsctp.SET_NON_BLOCKING.invokeExact(socket, 1);
@@ -158,6 +161,7 @@ final class UsrsctpSocket extends NativeSctpSocket {
             throw new IllegalStateException("usrsctp_close failed", e);
         } finally {
             Upcalls.release(id);
+            onFree.run();
         }
     }
 }

@@ -13,16 +13,25 @@ import java.net.NetworkInterface;
 import java.net.SocketException;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import org.rddp.loop.Loop;
+import org.rddp.loop.Poller;
 import org.rddp.sctp.DdpSctp;
+import org.rddp.transport.sctp.EpollPoller;
 import org.rddp.transport.sctp.LoopListening;
 import org.rddp.transport.sctp.SctpSocket;
 import org.rddp.transport.sctp.SctpStack;
+import org.rddp.transport.sctp.SharedLoops;
 
 /**
  * SCTP in user space: Debian's libusrsctp2 through {@code java.lang.foreign}, as a protocol engine whose packets
- * this package carries (see {@link Links}). One usrsctp stack per process, with one UDP port for SCTP over UDP
- * (RFC 6951), so every {@code UsrsctpStack} of a JVM shares it; {@link #udp()} encapsulates in UDP (unprivileged),
- * {@link #nativeIp()} sends SCTP straight over IP through a raw socket (so root or CAP_NET_RAW).
+ * this package carries (see {@link Links}). One usrsctp stack per process, shared by every {@code UsrsctpStack} of a
+ * JVM; {@link #udp()} encapsulates in UDP (RFC 6951, unprivileged), {@link #nativeIp()} sends SCTP straight over IP
+ * through a raw socket (so root or CAP_NET_RAW).
+ *
+ * <p>Every loop has its own UDP socket (or raw socket), read by its own thread: an association lives on the loop
+ * whose socket its packets arrive at, the connecting loop's for an association it opened, the listening loop's for
+ * one it accepted. The first listening UDP socket of the process takes the process's port ({@link #udpPort()}, fixed
+ * with {@code -Drddp.usrsctp.udp-port}), the port a peer in another process is told; the others take free ports.
  *
  * <p>The path MTU is fixed per association (path MTU discovery off), to the MTU of the interface the peer is
  * reached through, so that the largest message that avoids fragmentation is known: RFC 5043 §9 asks the
@@ -45,8 +54,13 @@ public final class UsrsctpStack implements SctpStack {
     public static final String UDP_PORT_PROPERTY = "rddp.usrsctp.udp-port";
 
     private static int udpPort = -1;
-    private static final Map<InetAddress, UdpEndpoint> UDP_ENDPOINTS = new ConcurrentHashMap<>();
-    private static RawIpEndpoint rawEndpoint;
+    private static boolean udpPortBound;
+    /** The endpoints of each loop's poller: per local address and role for UDP, one raw socket per loop. */
+    private static final Map<EndpointKey, Links.Endpoint> ENDPOINTS = new ConcurrentHashMap<>();
+
+    /** Which endpoint: a loop's poller, a local address (null for raw IP), and whether it is for listening. */
+    private record EndpointKey(EpollPoller poller, InetAddress local, boolean listening) {
+    }
 
     private final boolean encapsulated;
     private final int remoteUdpPort;
@@ -59,7 +73,7 @@ public final class UsrsctpStack implements SctpStack {
     /** SCTP over UDP (RFC 6951) on this process's usrsctp stack, started on first use, to peers in this process. */
     public static UsrsctpStack udp() throws IOException {
         start();
-        return new UsrsctpStack(true, udpPort());
+        return new UsrsctpStack(true, 0); // the peer is a listener of this process: its port is looked up
     }
 
     /**
@@ -74,12 +88,9 @@ public final class UsrsctpStack implements SctpStack {
     /** SCTP straight over IP on this process's usrsctp stack; needs root or CAP_NET_RAW for the raw socket. */
     public static UsrsctpStack nativeIp() throws IOException {
         start();
-        synchronized (UsrsctpStack.class) {
-            if (rawEndpoint == null) {
-                rawEndpoint = RawIpEndpoint.open(SOCKET_BUFFER);
-            }
-        }
-        return new UsrsctpStack(false, 0);
+        UsrsctpStack stack = new UsrsctpStack(false, 0);
+        stack.rawEndpoint(stack.sharedLoop()); // fails here, clearly, without the privilege
+        return stack;
     }
 
     /**
@@ -99,15 +110,10 @@ public final class UsrsctpStack implements SctpStack {
             Thread.onSpinWait(); // sockets still closing: their associations shut down on the timer thread
         }
         udpPort = Integer.MIN_VALUE; // finished for good
-        UDP_ENDPOINTS.values().forEach(UdpEndpoint::close);
-        UDP_ENDPOINTS.clear();
-        if (rawEndpoint != null) {
-            rawEndpoint.close();
-        }
-        return true;
+        return true; // the endpoints close with their loops
     }
 
-    /** The UDP port this process's usrsctp stack encapsulates on. */
+    /** The UDP port this process's first listening socket encapsulates on (RFC 6951): the port to tell peers. */
     public static synchronized int udpPort() {
         return udpPort;
     }
@@ -132,16 +138,14 @@ public final class UsrsctpStack implements SctpStack {
         int port = Integer.getInteger(UDP_PORT_PROPERTY, 0);
         if (port == 0) {
             port = freeUdpPort();
+        } else {
+            try (DatagramSocket probe = new DatagramSocket(port)) {
+                probe.getLocalPort(); // free now: the first listener binds it (a taken port fails clearly here)
+            } catch (SocketException e) {
+                throw new IOException("UDP port " + port + " is taken, and usrsctp needs it for SCTP over UDP "
+                        + "(RFC 6951): free it or choose another with -D" + UDP_PORT_PROPERTY + "=PORT", e);
+            }
         }
-        InetAddress any = InetAddress.getByAddress(new byte[4]);
-        UdpEndpoint wildcard;
-        try {
-            wildcard = UdpEndpoint.open(any, port, SOCKET_BUFFER);
-        } catch (IOException e) {
-            throw new IOException("UDP port " + port + " is taken, and usrsctp needs it for SCTP over UDP "
-                    + "(RFC 6951): free it or choose another with -D" + UDP_PORT_PROPERTY + "=PORT", e);
-        }
-        UDP_ENDPOINTS.put(any, wildcard);
         Links.start();
         udpPort = port;
         try {
@@ -158,19 +162,46 @@ public final class UsrsctpStack implements SctpStack {
         }
     }
 
-    /** The UDP endpoint on {@code local}'s address, opened on first use. */
-    private static UdpEndpoint udpEndpoint(InetAddress local) throws IOException {
-        UdpEndpoint endpoint = UDP_ENDPOINTS.get(local);
-        if (endpoint != null) {
-            return endpoint;
-        }
+    /**
+     * {@code loop}'s UDP endpoint on {@code local}'s address, for listening or for connecting, opened on first use:
+     * the first listening one of the process on {@link #udpPort()}, the others on free ports.
+     */
+    private static UdpEndpoint udpEndpoint(Loop loop, InetAddress local, boolean listening) throws IOException {
+        EpollPoller poller = (EpollPoller) loop.poller();
+        EndpointKey key = new EndpointKey(poller, local, listening);
         synchronized (UsrsctpStack.class) {
-            endpoint = UDP_ENDPOINTS.get(local);
-            if (endpoint == null) {
-                endpoint = UdpEndpoint.open(local, udpPort, SOCKET_BUFFER);
-                UDP_ENDPOINTS.put(local, endpoint);
+            Links.Endpoint endpoint = ENDPOINTS.get(key);
+            if (endpoint != null) {
+                return (UdpEndpoint) endpoint;
             }
-            return endpoint;
+            boolean processPort = listening && !udpPortBound;
+            UdpEndpoint opened;
+            try {
+                opened = UdpEndpoint.open(poller, local, processPort ? udpPort : 0, SOCKET_BUFFER);
+            } catch (IOException e) {
+                throw processPort ? new IOException("UDP port " + udpPort + " is taken, and usrsctp needs it for SCTP "
+                        + "over UDP (RFC 6951): free it or choose another with -D" + UDP_PORT_PROPERTY + "=PORT", e)
+                        : e;
+            }
+            udpPortBound |= processPort;
+            ENDPOINTS.put(key, opened);
+            poller.onClose(() -> ENDPOINTS.remove(key));
+            return opened;
+        }
+    }
+
+    /** {@code loop}'s raw IP endpoint, opened on first use. */
+    private RawIpEndpoint rawEndpoint(Loop loop) throws IOException {
+        EpollPoller poller = (EpollPoller) loop.poller();
+        EndpointKey key = new EndpointKey(poller, null, false);
+        synchronized (UsrsctpStack.class) {
+            Links.Endpoint endpoint = ENDPOINTS.get(key);
+            if (endpoint == null) {
+                endpoint = RawIpEndpoint.open(poller, SOCKET_BUFFER);
+                ENDPOINTS.put(key, endpoint);
+                poller.onClose(() -> ENDPOINTS.remove(key));
+            }
+            return (RawIpEndpoint) endpoint;
         }
     }
 
@@ -194,6 +225,16 @@ public final class UsrsctpStack implements SctpStack {
     @Override
     public String name() {
         return encapsulated ? "usrsctp-udp" : "usrsctp-native";
+    }
+
+    @Override
+    public Poller newPoller() {
+        return new EpollPoller();
+    }
+
+    @Override
+    public Loop sharedLoop() {
+        return SharedLoops.of("usrsctp-loop");
     }
 
     /** The largest user message that avoids SCTP and IP fragmentation on loopback (RFC 5043 §9). */
@@ -246,24 +287,37 @@ public final class UsrsctpStack implements SctpStack {
     }
 
     @Override
-    public SctpSocket connect(InetSocketAddress local, InetSocketAddress remote, int streams, int adaptation)
-            throws IOException {
+    public SctpSocket connect(Loop loop, InetSocketAddress local, InetSocketAddress remote, int streams,
+            int adaptation) throws IOException {
+        if (loop.inLoop()) {
+            throw new IllegalStateException("usrsctp's connect waits for the handshake, which comes through " + loop
+                    + ": connect from another thread while that one runs the loop");
+        }
+        RawIpEndpoint raw = encapsulated ? null : rawEndpoint(loop);
         Links.Link link = encapsulated
-                ? Links.udpLink(new InetSocketAddress(remote.getAddress(), remoteUdpPort),
-                        udpEndpoint(local.getAddress()))
-                : Links.ipLink(remote.getAddress(), rawEndpoint);
+                ? Links.udpLink(new InetSocketAddress(remote.getAddress(), remoteUdpPort(remote)),
+                        udpEndpoint(loop, local.getAddress(), false))
+                : Links.ipLink(remote.getAddress(), raw);
         int mtu = sctpMtu(local.getAddress(), remote.getAddress());
         MemorySegment socket = open(streams, adaptation, mtu);
         boolean done = false;
+        int port = 0;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = Usrsctp.captureState(arena);
-            bind(socket, arena, state, link.handle, 0); // one address: the link's
+            if (raw != null) {
+                port = bindEphemeral(socket, arena, state, link.handle); // a port this loop's raw socket takes
+                raw.own(port);
+            } else {
+                bind(socket, arena, state, link.handle, 0); // one address: the link's
+            }
             int status = (int) Usrsctp.CONNECT.invokeExact(state, socket, Usrsctp.sockaddrConn(arena, link.handle,
                     remote.getPort()), (int) Usrsctp.SOCKADDR_CONN_SIZE);
             if (status != 0) {
                 throw new IOException("SCTP connect to " + remote + " failed, errno " + Usrsctp.errno(state));
             }
-            UsrsctpSocket connected = new UsrsctpSocket(socket, streams, maxMessage(mtu), remote);
+            int owned = port;
+            UsrsctpSocket connected = new UsrsctpSocket(socket, streams, maxMessage(mtu), remote,
+                    raw == null ? () -> { } : () -> raw.disown(owned));
             done = true;
             return connected;
         } catch (IOException | RuntimeException e) {
@@ -273,22 +327,36 @@ public final class UsrsctpStack implements SctpStack {
         } finally {
             if (!done) {
                 closeQuietly(socket);
+                if (raw != null && port != 0) {
+                    raw.disown(port);
+                }
             }
         }
     }
 
-    @Override
-    public Listening listen(InetSocketAddress local, int streams, int adaptation) throws IOException {
-        if (encapsulated) {
-            udpEndpoint(local.getAddress()); // so that datagrams to this address arrive on a socket bound to it
+    /**
+     * The UDP port the peer encapsulates on: the one this stack was made for, else, for a peer in this process, the
+     * port of the loop listening at {@code remote}'s SCTP port, else the process's.
+     */
+    private int remoteUdpPort(InetSocketAddress remote) {
+        if (remoteUdpPort > 0) {
+            return remoteUdpPort;
         }
+        int listening = Links.listeningUdpPort(remote.getPort());
+        return listening > 0 ? listening : udpPort();
+    }
+
+    @Override
+    public Listening listen(Loop loop, InetSocketAddress local, int streams, int adaptation) throws IOException {
+        // datagrams to this address and port arrive on this loop's socket, bound to it
+        Links.Endpoint endpoint = encapsulated ? udpEndpoint(loop, local.getAddress(), true) : rawEndpoint(loop);
         int mtu = sctpMtu(local.getAddress(), null);
         MemorySegment socket = open(streams, adaptation, mtu);
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = Usrsctp.captureState(arena);
             int port = local.getPort();
             if (port == 0) {
-                port = bindEphemeral(socket, arena, state);
+                port = bindEphemeral(socket, arena, state, MemorySegment.NULL);
             } else {
                 bind(socket, arena, state, MemorySegment.NULL, port);
             }
@@ -296,8 +364,12 @@ public final class UsrsctpStack implements SctpStack {
             if (status != 0) {
                 throw new IOException("SCTP listen on " + local + " failed, errno " + Usrsctp.errno(state));
             }
-            Links.listen(port, encapsulated, local.getAddress());
-            return new UsrsctpListening(socket, new InetSocketAddress(local.getAddress(), port), streams, mtu);
+            Links.listen(port, encapsulated, local.getAddress(), endpoint);
+            if (endpoint instanceof RawIpEndpoint raw) {
+                raw.own(port);
+            }
+            return new UsrsctpListening(socket, new InetSocketAddress(local.getAddress(), port), streams, mtu, loop,
+                    endpoint);
         } catch (IOException | RuntimeException e) {
             closeQuietly(socket);
             throw e;
@@ -307,14 +379,18 @@ public final class UsrsctpStack implements SctpStack {
         }
     }
 
-    /** Binds every link at a free port from the dynamic range (usrsctp does not report the one it would pick). */
-    private static int bindEphemeral(MemorySegment socket, Arena arena, MemorySegment state) throws IOException {
+    /**
+     * Binds {@code address} (a link, or NULL for every link) at a free port from the dynamic range (usrsctp does not
+     * report the one it would pick).
+     */
+    private static int bindEphemeral(MemorySegment socket, Arena arena, MemorySegment state, MemorySegment address)
+            throws IOException {
         int first = 49152 + java.util.concurrent.ThreadLocalRandom.current().nextInt(16384);
         for (int i = 0; i < 16384; i++) {
             int port = 49152 + (first - 49152 + i) % 16384;
             try {
-                int status = (int) Usrsctp.BIND.invokeExact(state, socket, Usrsctp.sockaddrConn(arena,
-                        MemorySegment.NULL, port), (int) Usrsctp.SOCKADDR_CONN_SIZE);
+                int status = (int) Usrsctp.BIND.invokeExact(state, socket, Usrsctp.sockaddrConn(arena, address, port),
+                        (int) Usrsctp.SOCKADDR_CONN_SIZE);
                 if (status == 0) {
                     return port;
                 }
@@ -445,19 +521,22 @@ public final class UsrsctpStack implements SctpStack {
         // nothing per view
     }
 
-    /** A listening usrsctp socket whose upcall schedules accepts on its own loop. */
+    /** A listening usrsctp socket whose upcall schedules accepts on its loop. */
     private final class UsrsctpListening extends LoopListening {
         private final MemorySegment socket;
         private final int streams;
         private final int mtu;
         private final int id;
+        private final Links.Endpoint endpoint;
         private final MemorySegment state = Usrsctp.captureState(Arena.ofAuto());
 
-        UsrsctpListening(MemorySegment socket, InetSocketAddress address, int streams, int mtu) throws IOException {
-            super(address);
+        UsrsctpListening(MemorySegment socket, InetSocketAddress address, int streams, int mtu, Loop loop,
+                Links.Endpoint endpoint) throws IOException {
+            super(address, loop);
             this.socket = socket;
             this.mtu = mtu;
             this.streams = streams;
+            this.endpoint = endpoint;
             this.id = Upcalls.register(this::ready);
             try {
                 int status = (int) Usrsctp.SET_NON_BLOCKING.invokeExact(socket, 1);
@@ -467,11 +546,9 @@ public final class UsrsctpStack implements SctpStack {
                 }
             } catch (IOException e) {
                 Upcalls.release(id);
-                abandon();
                 throw e;
             } catch (Throwable e) {
                 Upcalls.release(id);
-                abandon();
                 throw new IOException(e);
             }
         }
@@ -501,12 +578,20 @@ public final class UsrsctpStack implements SctpStack {
             Links.Link link = Links.link(Usrsctp.connLink(peer));
             InetSocketAddress remote = new InetSocketAddress(link == null ? address().getAddress()
                     : link.remote.getAddress(), Usrsctp.port(peer));
-            return new UsrsctpSocket(accepted, streams, maxMessage(mtu), remote);
+            if (endpoint instanceof RawIpEndpoint raw) {
+                int port = address().getPort();
+                raw.own(port); // the association's packets come to the listener's port, which may close first
+                return new UsrsctpSocket(accepted, streams, maxMessage(mtu), remote, () -> raw.disown(port));
+            }
+            return new UsrsctpSocket(accepted, streams, maxMessage(mtu), remote, () -> { });
         }
 
         @Override
         protected void closeNative() {
             Links.unlisten(address().getPort());
+            if (endpoint instanceof RawIpEndpoint raw) {
+                raw.disown(address().getPort());
+            }
             Upcalls.release(id);
             closeQuietly(socket);
         }

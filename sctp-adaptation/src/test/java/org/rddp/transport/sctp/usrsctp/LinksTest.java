@@ -39,6 +39,11 @@ class LinksTest {
         }
 
         @Override
+        int port() {
+            return 9;
+        }
+
+        @Override
         public void close() {
             // nothing to release
         }

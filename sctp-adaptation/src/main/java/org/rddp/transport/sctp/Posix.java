@@ -1,0 +1,183 @@
+package org.rddp.transport.sctp;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.VarHandle;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.nio.ByteOrder;
+
+/**
+ * The C library's socket, epoll and eventfd calls both SCTP backends use, through {@code java.lang.foreign} with
+ * errno captured, and Linux x86-64's constants and layouts for them. The SCTP-specific calls and constants stay
+ * with each backend (the kernel's and usrsctp's differ).
+ */
+@SuppressWarnings({"checkstyle:IllegalCatch", "restricted"}) // native access is the point of this class
+public final class Posix {
+    public static final int AF_INET = 2;
+    public static final int SOCK_STREAM = 1;
+    public static final int SOCK_DGRAM = 2;
+    public static final int SOCK_RAW = 3;
+    public static final int SOCK_NONBLOCK = 0x800;
+    public static final int SOCK_CLOEXEC = 0x80000;
+    public static final int IPPROTO_IP = 0;
+    public static final int IPPROTO_SCTP = 132;
+    public static final int SOL_SOCKET = 1;
+    public static final int SO_REUSEADDR = 2;
+    public static final int SO_ERROR = 4;
+    public static final int SO_SNDBUF = 7;
+    public static final int SO_RCVBUF = 8;
+    public static final int SO_LINGER = 13;
+    public static final int IP_MTU_DISCOVER = 10;
+    /** Always set the Don't Fragment bit (RFC 5043 §9: the path MTU is chosen so that nothing fragments). */
+    public static final int IP_PMTUDISC_DO = 2;
+    public static final int SHUT_WR = 1;
+    public static final short POLLOUT = 0x4;
+
+    public static final int EPERM = 1;
+    public static final int EINTR = 4;
+    public static final int EAGAIN = 11;
+    public static final int EACCES = 13;
+    public static final int EADDRINUSE = 98;
+    public static final int EINPROGRESS = 115;
+
+    public static final int EPOLL_CTL_ADD = 1;
+    public static final int EPOLL_CTL_DEL = 2;
+    public static final int EPOLLIN = 0x1;
+    public static final int EPOLLOUT = 0x4;
+    public static final int EPOLLERR = 0x8;
+    public static final int EPOLLHUP = 0x10;
+    public static final int EPOLLRDHUP = 0x2000;
+    public static final int EPOLLET = 1 << 31;
+    /** struct epoll_event is packed on x86-64: events, then the 64-bit data. */
+    public static final long EPOLL_EVENT_SIZE = 12;
+    public static final int EFD_NONBLOCK = 0x800;
+    public static final int EFD_CLOEXEC = 0x80000;
+    public static final long SOCKADDR_IN_SIZE = 16;
+
+    public static final ValueLayout.OfShort U16_BE = JAVA_SHORT.withOrder(ByteOrder.BIG_ENDIAN);
+    public static final ValueLayout.OfInt U32_BE = JAVA_INT.withOrder(ByteOrder.BIG_ENDIAN);
+    public static final ValueLayout.OfLong EPOLL_DATA = JAVA_LONG.withByteAlignment(4);
+
+    private static final Linker LINKER = Linker.nativeLinker();
+    private static final StructLayout CAPTURE = Linker.Option.captureStateLayout();
+    private static final VarHandle ERRNO = CAPTURE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
+
+    public static final MethodHandle SOCKET = libc("socket", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT,
+            JAVA_INT));
+    public static final MethodHandle BIND = libc("bind", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
+    public static final MethodHandle LISTEN = libc("listen", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
+    public static final MethodHandle ACCEPT4 = libc("accept4", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS,
+            ADDRESS, JAVA_INT));
+    public static final MethodHandle CONNECT = libc("connect", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS,
+            JAVA_INT));
+    public static final MethodHandle POLL = libc("poll", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG,
+            JAVA_INT));
+    public static final MethodHandle SETSOCKOPT = libc("setsockopt", FunctionDescriptor.of(JAVA_INT, JAVA_INT,
+            JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
+    public static final MethodHandle GETSOCKOPT = libc("getsockopt", FunctionDescriptor.of(JAVA_INT, JAVA_INT,
+            JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
+    public static final MethodHandle GETSOCKNAME = libc("getsockname", FunctionDescriptor.of(JAVA_INT, JAVA_INT,
+            ADDRESS, ADDRESS));
+    public static final MethodHandle SHUTDOWN = libc("shutdown", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
+    public static final MethodHandle CLOSE = libc("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    public static final MethodHandle SENDTO = libc("sendto", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS,
+            JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT));
+    public static final MethodHandle RECVFROM = libc("recvfrom", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS,
+            JAVA_LONG, JAVA_INT, ADDRESS, ADDRESS));
+    public static final MethodHandle READ = libc("read", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS,
+            JAVA_LONG));
+    public static final MethodHandle WRITE = libc("write", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS,
+            JAVA_LONG));
+    public static final MethodHandle EPOLL_CREATE1 = libc("epoll_create1", FunctionDescriptor.of(JAVA_INT,
+            JAVA_INT));
+    public static final MethodHandle EPOLL_CTL = libc("epoll_ctl", FunctionDescriptor.of(JAVA_INT, JAVA_INT,
+            JAVA_INT, JAVA_INT, ADDRESS));
+    public static final MethodHandle EPOLL_WAIT = libc("epoll_wait", FunctionDescriptor.of(JAVA_INT, JAVA_INT,
+            ADDRESS, JAVA_INT, JAVA_INT));
+    public static final MethodHandle EVENTFD = libc("eventfd", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
+    private static final MethodHandle STRERROR = LINKER.downcallHandle(LINKER.defaultLookup().find("strerror")
+            .orElseThrow(), FunctionDescriptor.of(ADDRESS, JAVA_INT));
+
+    private Posix() {
+    }
+
+    private static MethodHandle libc(String name, FunctionDescriptor descriptor) {
+        MemorySegment symbol = LINKER.defaultLookup().find(name)
+                .orElseThrow(() -> new IllegalStateException("libc lacks " + name));
+        return LINKER.downcallHandle(symbol, descriptor, Linker.Option.captureCallState("errno"));
+    }
+
+    /** A segment to pass as the captured call state. */
+    public static MemorySegment captureState(Arena arena) {
+        return arena.allocate(CAPTURE);
+    }
+
+    /** errno as the last call with {@code state} left it. */
+    public static int errno(MemorySegment state) {
+        return (int) ERRNO.get(state, 0L);
+    }
+
+    /** The C library's text for {@code errno}, with the number. */
+    public static String describe(int errno) {
+        try {
+            MemorySegment text = (MemorySegment) STRERROR.invokeExact(errno);
+            return text.reinterpret(256).getString(0) + " (errno " + errno + ")";
+        } catch (Throwable e) {
+            return "errno " + errno;
+        }
+    }
+
+    /** The text for the errno {@code state} holds. */
+    public static String describeErrno(MemorySegment state) {
+        return describe(errno(state));
+    }
+
+    /** A sockaddr_in for an IPv4 socket address (the wildcard for null). */
+    public static MemorySegment sockaddr(Arena arena, InetSocketAddress address) throws UnknownHostException {
+        MemorySegment sockaddr = arena.allocate(SOCKADDR_IN_SIZE, 4);
+        sockaddr.set(JAVA_SHORT, 0, (short) AF_INET);
+        sockaddr.set(U16_BE, 2, (short) address.getPort());
+        byte[] ip = address.getAddress() == null ? new byte[4] : address.getAddress().getAddress();
+        if (ip.length != 4) {
+            throw new UnknownHostException("SCTP here takes IPv4 addresses, not " + address);
+        }
+        MemorySegment.copy(MemorySegment.ofArray(ip), 0, sockaddr, 4, 4);
+        return sockaddr;
+    }
+
+    /** The IPv4 socket address in a sockaddr_in. */
+    public static InetSocketAddress address(MemorySegment sockaddr) throws UnknownHostException {
+        byte[] ip = new byte[4];
+        MemorySegment.copy(sockaddr, 4, MemorySegment.ofArray(ip), 0, 4);
+        return new InetSocketAddress(InetAddress.getByAddress(ip), sockaddr.get(U16_BE, 2) & 0xFFFF);
+    }
+
+    /** An int option value. */
+    public static MemorySegment intValue(Arena arena, int value) {
+        MemorySegment segment = arena.allocate(JAVA_INT);
+        segment.set(JAVA_INT, 0, value);
+        return segment;
+    }
+
+    /** Closes {@code fd}, ignoring what fails. */
+    public static void closeQuietly(int fd) {
+        try (Arena arena = Arena.ofConfined()) {
+            int ignored = (int) CLOSE.invokeExact(captureState(arena), fd);
+        } catch (Throwable e) {
+            // closing: nothing left to do with it
+        }
+    }
+}

@@ -1,0 +1,23 @@
+package org.rddp.transport.sctp;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.rddp.loop.IdleStrategy;
+import org.rddp.loop.Loop;
+
+/**
+ * The loops, one per SCTP backend and process, that run the sockets nobody gave a loop of their own (raw sockets
+ * of tests and interop checks, a connection manager's when it is made without {@link org.rddp.loop.Progress}). Each
+ * has a daemon thread of its own and lives as long as the process.
+ */
+public final class SharedLoops {
+    private static final Map<String, Loop> LOOPS = new ConcurrentHashMap<>();
+
+    private SharedLoops() {
+    }
+
+    /** The shared loop called {@code name}, started with an {@link EpollPoller} on first use. */
+    public static Loop of(String name) {
+        return LOOPS.computeIfAbsent(name, key -> Loop.start(key, new EpollPoller(), IdleStrategy.BLOCKING));
+    }
+}
