@@ -104,6 +104,11 @@ public final class EpollPoller implements Poller {
         }
     }
 
+    /** Whether it is still open. */
+    public boolean open() {
+        return !closed;
+    }
+
     /** Runs {@code action} when the poller closes, on the loop thread (per-loop sockets close with their loop). */
     public synchronized void onClose(Runnable action) {
         onClose.add(action);
@@ -207,11 +212,11 @@ public final class EpollPoller implements Poller {
     public void close() {
         List<Runnable> actions;
         synchronized (this) {
+            closed = true;
             actions = List.copyOf(onClose);
             onClose.clear();
         }
         actions.forEach(Runnable::run);
-        closed = true;
         Posix.closeQuietly(eventfd);
         Posix.closeQuietly(epoll);
     }

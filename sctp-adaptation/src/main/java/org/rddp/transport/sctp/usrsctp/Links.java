@@ -82,6 +82,16 @@ final class Links {
         /** The UDP port it is bound to; 0 for a raw IP socket. */
         abstract int port();
 
+        /** One more socket sends and receives through it. Any thread. */
+        void hold() {
+            // kept as long as its loop by default
+        }
+
+        /** One socket less does; the last one's release may close it. Any thread. */
+        void release() {
+            // kept as long as its loop by default
+        }
+
         @Override
         public abstract void close();
     }

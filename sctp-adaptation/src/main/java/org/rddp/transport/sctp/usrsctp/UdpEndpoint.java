@@ -7,6 +7,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import org.rddp.loop.Loop;
 import org.rddp.transport.sctp.EpollPoller;
 import org.rddp.transport.sctp.Posix;
 
@@ -25,8 +26,12 @@ final class UdpEndpoint extends Links.Endpoint {
     private final int fd;
     private final int port;
     private final InetAddress destination;
+    private final Loop loop;
     private final EpollPoller poller;
     private final int registration;
+    /** Runs on the loop once no socket holds the endpoint any more (it may be closed then). */
+    private final java.util.function.Consumer<UdpEndpoint> unused;
+    private int holders;
     private final Arena arena = Arena.ofAuto();
     private final MemorySegment packet = arena.allocate(LARGEST_DATAGRAM, 8);
     private final MemorySegment from = arena.allocate(Posix.SOCKADDR_IN_SIZE, 4);
@@ -38,18 +43,25 @@ final class UdpEndpoint extends Links.Endpoint {
     private long lastFrom = -1;
     private volatile boolean open = true;
 
-    private UdpEndpoint(InetAddress local, int fd, int port, EpollPoller poller) throws IOException {
+    private UdpEndpoint(InetAddress local, int fd, int port, Loop loop,
+            java.util.function.Consumer<UdpEndpoint> unused) throws IOException {
         super(local, true);
         this.fd = fd;
         this.port = port;
         this.destination = local.isAnyLocalAddress() ? null : local;
-        this.poller = poller;
+        this.loop = loop;
+        this.poller = (EpollPoller) loop.poller();
+        this.unused = unused;
         this.registration = poller.register(fd, Posix.EPOLLIN, events -> receive());
         poller.onClose(this::close);
     }
 
-    /** Binds {@code local}:{@code port} (0: any free port) and has {@code poller}'s loop read it. */
-    static UdpEndpoint open(EpollPoller poller, InetAddress local, int port, int socketBuffer) throws IOException {
+    /**
+     * Binds {@code local}:{@code port} (0: any free port) and has {@code loop} read it; {@code unused} runs on the
+     * loop once the last socket holding it let it go.
+     */
+    static UdpEndpoint open(Loop loop, InetAddress local, int port, int socketBuffer,
+            java.util.function.Consumer<UdpEndpoint> unused) throws IOException {
         try (Arena setup = Arena.ofConfined()) {
             MemorySegment state = Posix.captureState(setup);
             int fd = (int) Posix.SOCKET.invokeExact(state, Posix.AF_INET,
@@ -76,7 +88,7 @@ final class UdpEndpoint extends Links.Endpoint {
                 if (status != 0) {
                     throw new IOException("getsockname failed: " + Posix.describeErrno(state));
                 }
-                return new UdpEndpoint(local, fd, Posix.address(bound).getPort(), poller);
+                return new UdpEndpoint(local, fd, Posix.address(bound).getPort(), loop, unused);
             } catch (IOException | RuntimeException e) {
                 Posix.closeQuietly(fd);
                 throw e;
@@ -91,6 +103,27 @@ final class UdpEndpoint extends Links.Endpoint {
     @Override
     int port() {
         return port;
+    }
+
+    @Override
+    synchronized void hold() {
+        holders++;
+    }
+
+    @Override
+    void release() {
+        boolean last;
+        synchronized (this) {
+            last = --holders == 0;
+        }
+        if (last) {
+            loop.execute(() -> unused.accept(this));
+        }
+    }
+
+    /** Sockets holding it now. */
+    synchronized int holders() {
+        return holders;
     }
 
     /** Reads what arrived and hands it to usrsctp; on the loop thread, when epoll says the socket is readable. */

@@ -163,30 +163,44 @@ public final class UsrsctpStack implements SctpStack {
     }
 
     /**
-     * {@code loop}'s UDP endpoint on {@code local}'s address, for listening or for connecting, opened on first use:
-     * the first listening one of the process on {@link #udpPort()}, the others on free ports.
+     * {@code loop}'s UDP endpoint on {@code local}'s address, for listening or for connecting, opened on first use
+     * and held for the caller (who releases it): a listening one on {@link #udpPort()} while no other holds it, the
+     * others on free ports. It closes once no socket holds it.
      */
     private static UdpEndpoint udpEndpoint(Loop loop, InetAddress local, boolean listening) throws IOException {
         EpollPoller poller = (EpollPoller) loop.poller();
         EndpointKey key = new EndpointKey(poller, local, listening);
         synchronized (UsrsctpStack.class) {
-            Links.Endpoint endpoint = ENDPOINTS.get(key);
-            if (endpoint != null) {
-                return (UdpEndpoint) endpoint;
+            UdpEndpoint endpoint = (UdpEndpoint) ENDPOINTS.get(key);
+            if (endpoint == null) {
+                boolean processPort = listening && !udpPortBound;
+                try {
+                    endpoint = UdpEndpoint.open(loop, local, processPort ? udpPort : 0, SOCKET_BUFFER,
+                            unused -> closeIfUnused(key, unused, processPort));
+                } catch (IOException e) {
+                    throw processPort ? new IOException("UDP port " + udpPort + " is taken, and usrsctp needs it for "
+                            + "SCTP over UDP (RFC 6951): free it or choose another with -D" + UDP_PORT_PROPERTY
+                            + "=PORT", e) : e;
+                }
+                udpPortBound |= processPort;
+                ENDPOINTS.put(key, endpoint);
+                UdpEndpoint opened = endpoint;
+                poller.onClose(() -> closeIfUnused(key, opened, processPort)); // the loop stops: it closes anyway
             }
-            boolean processPort = listening && !udpPortBound;
-            UdpEndpoint opened;
-            try {
-                opened = UdpEndpoint.open(poller, local, processPort ? udpPort : 0, SOCKET_BUFFER);
-            } catch (IOException e) {
-                throw processPort ? new IOException("UDP port " + udpPort + " is taken, and usrsctp needs it for SCTP "
-                        + "over UDP (RFC 6951): free it or choose another with -D" + UDP_PORT_PROPERTY + "=PORT", e)
-                        : e;
+            endpoint.hold();
+            return endpoint;
+        }
+    }
+
+    /** Closes an endpoint no socket holds, on its loop; the process's port is free again if it had it. */
+    private static void closeIfUnused(EndpointKey key, UdpEndpoint endpoint, boolean processPort) {
+        synchronized (UsrsctpStack.class) {
+            if ((endpoint.holders() == 0 || !key.poller().open()) && ENDPOINTS.remove(key, endpoint)) {
+                endpoint.close();
+                if (processPort) {
+                    udpPortBound = false;
+                }
             }
-            udpPortBound |= processPort;
-            ENDPOINTS.put(key, opened);
-            poller.onClose(() -> ENDPOINTS.remove(key));
-            return opened;
         }
     }
 
@@ -294,15 +308,16 @@ public final class UsrsctpStack implements SctpStack {
                     + ": connect from another thread while that one runs the loop");
         }
         RawIpEndpoint raw = encapsulated ? null : rawEndpoint(loop);
-        Links.Link link = encapsulated
-                ? Links.udpLink(new InetSocketAddress(remote.getAddress(), remoteUdpPort(remote)),
-                        udpEndpoint(loop, local.getAddress(), false))
-                : Links.ipLink(remote.getAddress(), raw);
-        int mtu = sctpMtu(local.getAddress(), remote.getAddress());
-        MemorySegment socket = open(streams, adaptation, mtu);
+        Links.Endpoint endpoint = encapsulated ? udpEndpoint(loop, local.getAddress(), false) : raw;
         boolean done = false;
         int port = 0;
+        MemorySegment socket = MemorySegment.NULL;
         try (Arena arena = Arena.ofConfined()) {
+            Links.Link link = encapsulated
+                    ? Links.udpLink(new InetSocketAddress(remote.getAddress(), remoteUdpPort(remote)), endpoint)
+                    : Links.ipLink(remote.getAddress(), raw);
+            int mtu = sctpMtu(local.getAddress(), remote.getAddress());
+            socket = open(streams, adaptation, mtu);
             MemorySegment state = Usrsctp.captureState(arena);
             if (raw != null) {
                 port = bindEphemeral(socket, arena, state, link.handle); // a port this loop's raw socket takes
@@ -315,9 +330,8 @@ public final class UsrsctpStack implements SctpStack {
             if (status != 0) {
                 throw new IOException("SCTP connect to " + remote + " failed, errno " + Usrsctp.errno(state));
             }
-            int owned = port;
             UsrsctpSocket connected = new UsrsctpSocket(socket, streams, maxMessage(mtu), remote,
-                    raw == null ? () -> { } : () -> raw.disown(owned));
+                    freeing(endpoint, port));
             done = true;
             return connected;
         } catch (IOException | RuntimeException e) {
@@ -326,12 +340,22 @@ public final class UsrsctpStack implements SctpStack {
             throw new IOException(e);
         } finally {
             if (!done) {
-                closeQuietly(socket);
-                if (raw != null && port != 0) {
-                    raw.disown(port);
+                if (!socket.equals(MemorySegment.NULL)) {
+                    closeQuietly(socket);
                 }
+                freeing(endpoint, port).run();
             }
         }
+    }
+
+    /** What a socket's end gives back: its hold on {@code endpoint}, and a raw socket's SCTP port (0: none). */
+    private static Runnable freeing(Links.Endpoint endpoint, int port) {
+        return () -> {
+            if (endpoint instanceof RawIpEndpoint raw && port != 0) {
+                raw.disown(port);
+            }
+            endpoint.release();
+        };
     }
 
     /**
@@ -351,7 +375,13 @@ public final class UsrsctpStack implements SctpStack {
         // datagrams to this address and port arrive on this loop's socket, bound to it
         Links.Endpoint endpoint = encapsulated ? udpEndpoint(loop, local.getAddress(), true) : rawEndpoint(loop);
         int mtu = sctpMtu(local.getAddress(), null);
-        MemorySegment socket = open(streams, adaptation, mtu);
+        MemorySegment socket;
+        try {
+            socket = open(streams, adaptation, mtu);
+        } catch (IOException e) {
+            endpoint.release();
+            throw e;
+        }
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = Usrsctp.captureState(arena);
             int port = local.getPort();
@@ -372,9 +402,11 @@ public final class UsrsctpStack implements SctpStack {
                     endpoint);
         } catch (IOException | RuntimeException e) {
             closeQuietly(socket);
+            endpoint.release();
             throw e;
         } catch (Throwable e) {
             closeQuietly(socket);
+            endpoint.release();
             throw new IOException(e);
         }
     }
@@ -578,20 +610,20 @@ public final class UsrsctpStack implements SctpStack {
             Links.Link link = Links.link(Usrsctp.connLink(peer));
             InetSocketAddress remote = new InetSocketAddress(link == null ? address().getAddress()
                     : link.remote.getAddress(), Usrsctp.port(peer));
+            // the association's packets come through the listener's endpoint and port, which it may outlive
+            endpoint.hold();
+            int port = 0;
             if (endpoint instanceof RawIpEndpoint raw) {
-                int port = address().getPort();
-                raw.own(port); // the association's packets come to the listener's port, which may close first
-                return new UsrsctpSocket(accepted, streams, maxMessage(mtu), remote, () -> raw.disown(port));
+                port = address().getPort();
+                raw.own(port);
             }
-            return new UsrsctpSocket(accepted, streams, maxMessage(mtu), remote, () -> { });
+            return new UsrsctpSocket(accepted, streams, maxMessage(mtu), remote, freeing(endpoint, port));
         }
 
         @Override
         protected void closeNative() {
             Links.unlisten(address().getPort());
-            if (endpoint instanceof RawIpEndpoint raw) {
-                raw.disown(address().getPort());
-            }
+            freeing(endpoint, endpoint instanceof RawIpEndpoint ? address().getPort() : 0).run();
             Upcalls.release(id);
             closeQuietly(socket);
         }
