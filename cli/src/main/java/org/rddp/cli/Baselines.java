@@ -180,11 +180,15 @@ final class Baselines {
     // -------------------------------------------------------------------------------------------------------------
     // SCTP
 
-    /** Raw SCTP bandwidth, the sender's end: messages of at most 64 KiB, unordered, then the acknowledgement. */
-    static PerfResult.Bandwidth sctpSend(SctpSocket socket, int size, long iterations, Duration timeout)
-            throws IOException {
-        Waiter waiter = new Waiter(socket, timeout, 0);
-        MemorySegment out = Arena.ofAuto().allocate(Math.min(size, SCTP_MESSAGE));
+    /**
+     * Raw SCTP bandwidth, the sender's end: unordered messages of at most the size, or of the largest message that
+     * leaves in one packet (as RDDP's segments do: a larger one would be fragmented, and then RDDP, which cuts its
+     * segments to fit, would be measured against a socket made to fragment), then the acknowledgement.
+     */
+    static PerfResult.Bandwidth sctpSend(SctpSocket socket, Driver driver, int size, long iterations,
+            Duration timeout) throws IOException {
+        Waiter waiter = new Waiter(socket, driver, timeout, 0);
+        MemorySegment out = Arena.ofAuto().allocate(Math.min(size, Math.min(socket.maxMessage(), SCTP_MESSAGE)));
         MemorySegment in = Arena.ofAuto().allocate(RECEIVE_BUFFER);
         SctpSocket.ReceivedMessage info = new SctpSocket.ReceivedMessage();
         long start = System.nanoTime();
@@ -194,17 +198,17 @@ final class Baselines {
     }
 
     /** Raw SCTP bandwidth, the receiver's end: receives {@code total} octets, then acknowledges the last. */
-    static void sctpSink(SctpSocket socket, long total, Duration timeout) throws IOException {
-        Waiter waiter = new Waiter(socket, timeout, 0);
+    static void sctpSink(SctpSocket socket, Driver driver, long total, Duration timeout) throws IOException {
+        Waiter waiter = new Waiter(socket, driver, timeout, 0);
         MemorySegment in = Arena.ofAuto().allocate(RECEIVE_BUFFER);
         receive(socket, in, new SctpSocket.ReceivedMessage(), total, waiter, total + " octets");
         send(socket, Arena.ofAuto().allocate(1), 1, waiter);
     }
 
     /** Raw SCTP latency, the pinger's end: {@code iterations} round trips of one {@code size}-octet message. */
-    static PerfResult.Latency sctpPing(SctpSocket socket, int size, int iterations, Duration timeout)
+    static PerfResult.Latency sctpPing(SctpSocket socket, Driver driver, int size, int iterations, Duration timeout)
             throws IOException {
-        Waiter waiter = new Waiter(socket, timeout, Completions.SPIN);
+        Waiter waiter = new Waiter(socket, driver, timeout, Completions.SPIN);
         MemorySegment out = Arena.ofAuto().allocate(size);
         MemorySegment in = Arena.ofAuto().allocate(RECEIVE_BUFFER);
         SctpSocket.ReceivedMessage info = new SctpSocket.ReceivedMessage();
@@ -219,8 +223,9 @@ final class Baselines {
     }
 
     /** Raw SCTP latency, the echo's end: sends each of {@code iterations} messages of {@code size} octets back. */
-    static void sctpEcho(SctpSocket socket, int size, int iterations, Duration timeout) throws IOException {
-        Waiter waiter = new Waiter(socket, timeout, Completions.SPIN);
+    static void sctpEcho(SctpSocket socket, Driver driver, int size, int iterations, Duration timeout)
+            throws IOException {
+        Waiter waiter = new Waiter(socket, driver, timeout, Completions.SPIN);
         MemorySegment out = Arena.ofAuto().allocate(size);
         MemorySegment in = Arena.ofAuto().allocate(RECEIVE_BUFFER);
         SctpSocket.ReceivedMessage info = new SctpSocket.ReceivedMessage();
@@ -264,18 +269,23 @@ final class Baselines {
     }
 
     /**
-     * How a thread waits on a non-blocking SCTP socket: polls it for a while (a message is seen as soon as the
-     * stack queues it: {@link #SPINS} polls, or for {@code spin} nanoseconds if that is longer), then parks until
-     * the socket's ready hook wakes it; gives up after the timeout.
+     * How a thread waits on a non-blocking SCTP socket, as RDDP's ends wait: polls it for a while (a message is seen
+     * as soon as the stack queues it: {@link #SPINS} polls, or for {@code spin} nanoseconds if that is longer), each
+     * poll running the socket's manual loop (which reads its UDP socket), then blocks in that loop's poller (or, on a
+     * loop of its own thread, parks until the socket's ready hook wakes it); gives up after the timeout.
      */
     private static final class Waiter {
+        private final Driver driver;
         private final long deadline;
         private final long spin;
         private long spinning;
 
-        Waiter(SctpSocket socket, Duration timeout, long spin) {
-            Thread owner = Thread.currentThread();
-            socket.onReady(() -> LockSupport.unpark(owner));
+        Waiter(SctpSocket socket, Driver driver, Duration timeout, long spin) {
+            this.driver = driver;
+            if (driver.loop() == null) {
+                Thread owner = Thread.currentThread();
+                socket.onReady(() -> LockSupport.unpark(owner));
+            }
             deadline = System.nanoTime() + timeout.toNanos();
             this.spin = spin;
         }
@@ -285,10 +295,10 @@ final class Baselines {
                 spinning = System.nanoTime();
             }
             if (round < SPINS || System.nanoTime() - spinning < spin) {
-                Thread.onSpinWait();
+                driver.spin();
                 return;
             }
-            LockSupport.parkNanos(1_000_000); // woken by the ready hook; the nap bounds a missed wake-up
+            driver.nap(1_000_000); // woken by the socket (its loop's poller, or its ready hook)
             if (System.nanoTime() - deadline > 0) {
                 throw new IOException("timed out waiting for " + what);
             }

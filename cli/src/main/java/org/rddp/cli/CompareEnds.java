@@ -17,6 +17,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.rddp.cli.Compare.Task;
 import org.rddp.cli.Perftest.Test;
+import org.rddp.loop.Loop;
+import org.rddp.loop.Progress;
 import org.rddp.sctp.DdpSctp;
 import org.rddp.transport.sctp.SctpSocket;
 import org.rddp.transport.sctp.SctpStack;
@@ -85,10 +87,12 @@ final class CompareEnds {
             }
             case SCTP_SOCKET -> {
                 InetSocketAddress local = new InetSocketAddress(TransportOptions.localFor(server.getAddress()), 0);
-                try (SctpSocket socket = stack(transports).connect(local, server, STREAMS,
-                        DdpSctp.ADAPTATION_INDICATION)) {
-                    return bandwidth ? Baselines.sctpSend(socket, task.size(), task.iterations(), TIMEOUT)
-                            : Baselines.sctpPing(socket, task.size(), (int) task.iterations(), TIMEOUT);
+                SctpStack stack = stack(transports);
+                try (Loop loop = Loop.manual("sctp-socket-client", stack.newPoller());
+                        SctpSocket socket = connect(stack, loop, local, server)) {
+                    Driver driver = Driver.of(loop);
+                    return bandwidth ? Baselines.sctpSend(socket, driver, task.size(), task.iterations(), TIMEOUT)
+                            : Baselines.sctpPing(socket, driver, task.size(), (int) task.iterations(), TIMEOUT);
                 }
             }
             default -> {
@@ -97,7 +101,8 @@ final class CompareEnds {
                 PerfSession session = new PerfSession(new RdmaDevice("rddp-compare"), settings(task), true,
                         line -> { }, line -> { });
                 List<PerfResult> results = new ArrayList<>();
-                try (ConnectionManager manager = transport.open(TransportOptions.localFor(server.getAddress()))) {
+                try (ConnectionManager manager = transport.open(TransportOptions.localFor(server.getAddress()),
+                        Progress.manual())) {
                     session.client(manager, server, transport.connectOptions(), results::add);
                 }
                 return results.getFirst();
@@ -105,26 +110,52 @@ final class CompareEnds {
         }
     }
 
-    /** Both ends of {@code task} in this process, on loopback: the server end on a thread of its own. */
+    /**
+     * Connects a raw socket on {@code loop}, a manual loop of this thread's, which runs meanwhile: the handshake comes
+     * through it (the connect itself waits on a thread of its own).
+     */
+    static SctpSocket connect(SctpStack stack, Loop loop, InetSocketAddress local, InetSocketAddress server)
+            throws Exception {
+        CompletableFuture<SctpSocket> connected = new CompletableFuture<>();
+        Thread.ofVirtual().name("sctp-connect").start(() -> {
+            try {
+                connected.complete(stack.connect(loop, local, server, STREAMS, DdpSctp.ADAPTATION_INDICATION));
+            } catch (IOException | RuntimeException e) {
+                connected.completeExceptionally(e);
+            }
+        });
+        try {
+            return Driver.of(loop).await(connected, TIMEOUT);
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof Exception cause ? cause : e;
+        }
+    }
+
+    /**
+     * Both ends of {@code task} in this process, on loopback: the server end on a thread of its own, which makes it
+     * (its loop is manual: the thread that serves drives it) and serves it; this thread is the client end.
+     */
     static PerfResult inProcess(Task task, Transports transports) throws Exception {
         InetAddress loopback = InetAddress.getLoopbackAddress();
-        try (Server server = server(task, transports, loopback)) {
-            CompletableFuture<Void> served = new CompletableFuture<>();
-            Thread.ofPlatform().name("rddp-compare-server").daemon().start(() -> {
-                try {
-                    server.serve();
-                    served.complete(null);
-                } catch (Exception | Error e) { // handed to the caller, whatever it was
-                    served.completeExceptionally(e);
-                }
-            });
-            PerfResult result = client(task, transports, new InetSocketAddress(loopback, server.port()));
-            try {
-                served.get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-            } catch (ExecutionException e) {
-                throw e.getCause() instanceof Exception cause ? cause : e;
+        CompletableFuture<Integer> listening = new CompletableFuture<>();
+        CompletableFuture<Void> served = new CompletableFuture<>();
+        Thread.ofPlatform().name("rddp-compare-server").daemon().start(() -> {
+            try (Server server = server(task, transports, loopback)) {
+                listening.complete(server.port());
+                server.serve();
+                served.complete(null);
+            } catch (Exception | Error e) { // handed to the caller, whatever it was
+                listening.completeExceptionally(e);
+                served.completeExceptionally(e);
             }
+        });
+        try {
+            PerfResult result = client(task, transports, new InetSocketAddress(loopback,
+                    listening.get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)));
+            served.get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
             return result;
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof Exception cause ? cause : e;
         }
     }
 
@@ -151,15 +182,18 @@ final class CompareEnds {
         private final PerfSession session;
         private final BlockingQueue<ConnectionRequest> requests = new LinkedBlockingQueue<>();
         private final ConnectionManager manager;
+        private final Driver driver;
         private final Listener listener;
 
+        /** Made on the thread that serves it: its loop is manual, and that thread drives it. */
         RddpServer(Task task, TransportOptions transport, InetAddress bind) throws IOException {
             this.transport = transport;
             settings = settings(task);
             session = new PerfSession(new RdmaDevice("rddp-compare"), settings, false, line -> { }, line -> { });
-            manager = transport.open(bind);
+            manager = transport.open(bind, Progress.manual());
+            driver = Driver.of(manager);
             try {
-                listener = manager.listen(new InetSocketAddress(bind, 0), requests::add);
+                listener = manager.listen(new InetSocketAddress(bind, 0), driver.adder(requests));
             } catch (IOException | RuntimeException e) {
                 manager.close();
                 throw e;
@@ -173,19 +207,18 @@ final class CompareEnds {
 
         @Override
         public void serve() throws Exception {
-            ConnectionRequest control = requests.poll(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            ConnectionRequest control = driver.poll(requests, TIMEOUT);
             if (control == null) {
                 throw new PeerException("no connection from the client within " + TIMEOUT.toSeconds() + " s");
             }
             try {
-                control.accept(session.controlQueuePair(), transport.acceptOptions())
-                        .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                driver.await(control.accept(session.controlQueuePair(), transport.acceptOptions()), TIMEOUT);
             } catch (ExecutionException e) {
                 throw new PeerException("accepting the control connection failed: " + e.getCause().getMessage());
             } catch (TimeoutException e) {
                 throw new PeerException("the control connection was not set up within " + TIMEOUT.toSeconds() + " s");
             }
-            session.server(requests, transport.acceptOptions(), result -> { });
+            session.server(driver, requests, transport.acceptOptions(), result -> { });
         }
 
         @Override
@@ -242,16 +275,29 @@ final class CompareEnds {
         }
     }
 
-    /** The raw SCTP baseline's server end: a listening socket of the stack; the receiver or the echo. */
+    /**
+     * The raw SCTP baseline's server end: a listening socket of the stack, on a manual loop of the thread that serves
+     * it, as RDDP's server end; the receiver or the echo.
+     */
     private static final class SctpServer implements Server {
         private final Task task;
+        private final Loop loop;
+        private final Driver driver;
         private final SctpStack.Listening listening;
         private final CompletableFuture<SctpSocket> accepted = new CompletableFuture<>();
         private volatile boolean taken;
 
         SctpServer(Task task, SctpStack stack, InetAddress bind) throws IOException {
             this.task = task;
-            listening = stack.listen(new InetSocketAddress(bind, 0), STREAMS, DdpSctp.ADAPTATION_INDICATION);
+            loop = Loop.manual("sctp-socket-server", stack.newPoller());
+            driver = Driver.of(loop);
+            try {
+                listening = stack.listen(loop, new InetSocketAddress(bind, 0), STREAMS,
+                        DdpSctp.ADAPTATION_INDICATION);
+            } catch (IOException | RuntimeException e) {
+                loop.close();
+                throw e;
+            }
             listening.start(socket -> {
                 if (!accepted.complete(socket)) {
                     socket.abort(); // one association per point
@@ -268,16 +314,16 @@ final class CompareEnds {
         public void serve() throws Exception {
             SctpSocket association;
             try {
-                association = accepted.get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                association = driver.await(accepted, TIMEOUT);
             } catch (TimeoutException e) {
                 throw new IOException("no association from the client within " + TIMEOUT.toSeconds() + " s", e);
             }
             taken = true;
             try (SctpSocket socket = association) {
                 if (task.bandwidth()) {
-                    Baselines.sctpSink(socket, task.size() * task.iterations(), TIMEOUT);
+                    Baselines.sctpSink(socket, driver, task.size() * task.iterations(), TIMEOUT);
                 } else {
-                    Baselines.sctpEcho(socket, task.size(), (int) task.iterations(), TIMEOUT);
+                    Baselines.sctpEcho(socket, driver, task.size(), (int) task.iterations(), TIMEOUT);
                 }
             }
         }
@@ -288,6 +334,7 @@ final class CompareEnds {
             if (!accepted.completeExceptionally(new IOException("the point is over")) && !taken) {
                 accepted.join().abort(); // accepted, never served
             }
+            loop.close(); // on its own thread: the listener's close queued above runs first
         }
     }
 }

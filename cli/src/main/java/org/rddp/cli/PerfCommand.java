@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.rddp.cli.Perftest.Test;
 import org.rddp.verbs.Connection;
+import org.rddp.loop.Progress;
 import org.rddp.verbs.ConnectionManager;
 import org.rddp.verbs.ConnectionRequest;
 import org.rddp.verbs.Listener;
@@ -144,7 +145,7 @@ final class PerfCommand implements Callable<Integer> {
                 if (test == Test.WRITE_LAT) {
                     transport.serverSendsFirst();
                 }
-                try (ConnectionManager manager = transport.open(TransportOptions.localFor(server))) {
+                try (ConnectionManager manager = transport.open(TransportOptions.localFor(server), Progress.manual())) {
                     banner(out, settings);
                     session.client(manager, new InetSocketAddress(server, port), transport.connectOptions(), sink);
                 }
@@ -167,8 +168,10 @@ final class PerfCommand implements Callable<Integer> {
     private void serve(PerfSession session, PerfSession.Settings settings, PrintWriter out,
             Consumer<PerfResult> sink) throws Exception {
         BlockingQueue<ConnectionRequest> requests = new LinkedBlockingQueue<>();
-        try (ConnectionManager manager = transport.open(bind);
-                Listener listener = manager.listen(new InetSocketAddress(bind, port), requests::add)) {
+        try (ConnectionManager manager = transport.open(bind, Progress.manual());
+                Listener listener = manager.listen(new InetSocketAddress(bind, port),
+                        Driver.of(manager).adder(requests))) {
+            Driver driver = Driver.of(manager);
             out.println("server: listening on " + listener.address() + transport.encapsulation(manager));
             if (!json) {
                 out.println("************************************");
@@ -176,14 +179,14 @@ final class PerfCommand implements Callable<Integer> {
                 out.println("************************************");
             }
             out.flush();
-            ConnectionRequest first = awaitClient(manager, requests);
-            Connection connection = first.accept(session.controlQueuePair(), transport.acceptOptions())
-                    .get(timeoutSeconds, TimeUnit.SECONDS);
+            ConnectionRequest first = awaitClient(manager, driver, requests);
+            Connection connection = driver.await(first.accept(session.controlQueuePair(), transport.acceptOptions()),
+                    java.time.Duration.ofSeconds(timeoutSeconds));
             banner(out, settings);
             if (!json) {
                 out.println(" control connection " + PingCommand.describe(connection));
             }
-            session.server(requests, transport.acceptOptions(), sink);
+            session.server(driver, requests, transport.acceptOptions(), sink);
             for (ConnectionRequest late = requests.poll(); late != null; late = requests.poll()) {
                 late.reject(PrivateData.EMPTY); // one client per run, as perftest's server
             }
@@ -191,11 +194,11 @@ final class PerfCommand implements Callable<Integer> {
     }
 
     /** The first connection request; over MPA a connection refused before reaching the server ends the wait. */
-    private static ConnectionRequest awaitClient(ConnectionManager manager, BlockingQueue<ConnectionRequest> requests)
-            throws InterruptedException, PeerException {
+    private static ConnectionRequest awaitClient(ConnectionManager manager, Driver driver,
+            BlockingQueue<ConnectionRequest> requests) throws InterruptedException, PeerException {
         String before = TransportOptions.lastRefusal(manager);
         while (true) {
-            ConnectionRequest request = requests.poll(100, TimeUnit.MILLISECONDS);
+            ConnectionRequest request = driver.poll(requests, java.time.Duration.ofMillis(100));
             if (request != null) {
                 return request;
             }

@@ -15,7 +15,6 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import org.rddp.cli.Perftest.Dest;
 import org.rddp.cli.Perftest.Test;
@@ -124,6 +123,7 @@ final class PerfSession {
     private final Completions completions;
     private final CompletionQueue cq;
     private final List<DataQp> qps = new ArrayList<>();
+    private Driver driver = Driver.NONE;
     private int cycle = Perftest.CYCLE_BUFFER;
     private int cacheLine = Perftest.CACHE_LINE;
     private int half;
@@ -175,6 +175,7 @@ final class PerfSession {
     /** Runs the client: connects to {@code server} through {@code manager}; each size's result goes to results. */
     void client(ConnectionManager manager, SocketAddress server, ConnectOptions options,
             Consumer<PerfResult> results) throws PeerException, InterruptedException {
+        driver = Driver.of(manager);
         await(manager.connect(control.armed(), server, options), "the control connection");
         prologue();
         for (int i = 0; i < settings.qps(); i++) {
@@ -188,11 +189,12 @@ final class PerfSession {
      * Runs the server on an accepted control connection; the data connections come from {@code requests}, the
      * same listener's. The client's results (Write and Read bandwidth) or this side's go to results.
      */
-    void server(BlockingQueue<ConnectionRequest> requests, AcceptOptions options, Consumer<PerfResult> results)
-            throws PeerException, InterruptedException {
+    void server(Driver waits, BlockingQueue<ConnectionRequest> requests, AcceptOptions options,
+            Consumer<PerfResult> results) throws PeerException, InterruptedException {
+        driver = waits;
         prologue();
         for (int i = 0; i < settings.qps(); i++) {
-            ConnectionRequest request = requests.poll(settings.timeout().toMillis(), TimeUnit.MILLISECONDS);
+            ConnectionRequest request = driver.poll(requests, settings.timeout());
             if (request == null) {
                 throw new PeerException("no data connection " + (i + 1) + " of " + settings.qps() + " within "
                         + settings.timeout().toSeconds() + " s");
@@ -280,7 +282,7 @@ final class PerfSession {
     private <T> T await(java.util.concurrent.CompletableFuture<T> future, String what)
             throws PeerException, InterruptedException {
         try {
-            return future.get(settings.timeout().toMillis(), TimeUnit.MILLISECONDS);
+            return driver.await(future, settings.timeout());
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
             throw new PeerException(what + " failed: " + (cause.getMessage() != null ? cause.getMessage() : cause));
@@ -349,7 +351,7 @@ final class PerfSession {
             QpState state = data.qp.state();
             while ((state == QpState.RTS || state == QpState.CLOSING || state == QpState.TERMINATE)
                     && System.nanoTime() - deadline < 0) {
-                LockSupport.parkNanos(1_000_000);
+                driver.nap(1_000_000); // a manual loop reads the peer's answer meanwhile, and wakes on it
                 state = data.qp.state();
             }
         }
@@ -684,12 +686,10 @@ final class PerfSession {
             if (ended) {
                 completions.check(qp, "waiting for " + what);
             }
-            if (round < 1_000) {
-                Thread.onSpinWait();
-            } else if (round < 2_000) {
-                Thread.yield();
+            if (round < 2_000) {
+                driver.spin();
             } else {
-                LockSupport.parkNanos(20_000);
+                driver.nap(20_000); // a manual loop blocks in its poller: the Write wakes it
                 if (System.nanoTime() - deadline > 0) {
                     throw new PeerException("no answer within " + settings.timeout().toSeconds() + " s waiting for "
                             + what);
@@ -703,7 +703,7 @@ final class PerfSession {
         if (meter.over()) {
             return;
         }
-        LockSupport.parkNanos(20_000);
+        driver.nap(20_000);
         for (DataQp data : qps) {
             completions.check(data.qp, "waiting for the server's credit");
         }

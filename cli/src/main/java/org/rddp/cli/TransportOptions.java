@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import org.rddp.llp.RtrType;
+import org.rddp.loop.Progress;
 import org.rddp.transport.mpa.MpaConnectionManager;
 import org.rddp.transport.mpa.MpaOptions;
 import org.rddp.transport.sctp.SctpConnectionManager;
@@ -95,11 +96,19 @@ final class TransportOptions {
             + "answer during setup; default: ${DEFAULT-VALUE}")
     int setupTimeoutSeconds = 10;
 
-    /** A connection manager of the chosen transport, bound to {@code local}; the caller closes it. */
+    /** A connection manager of the chosen transport, bound to {@code local}, on a loop of its own thread. */
     ConnectionManager open(InetAddress local) throws IOException {
+        return open(local, Progress.automatic());
+    }
+
+    /**
+     * A connection manager of the chosen transport, bound to {@code local}, its loops driven as {@code progress} says
+     * (a manual one by the calling thread); the caller closes it.
+     */
+    ConnectionManager open(InetAddress local, Progress progress) throws IOException {
         return switch (transport) {
-            case MPA -> new MpaConnectionManager(mpaOptions(), local);
-            case SCTP -> new SctpConnectionManager(sctpStack(), local);
+            case MPA -> new MpaConnectionManager(mpaOptions(), local, progress);
+            case SCTP -> new SctpConnectionManager(sctpStack(), local, org.rddp.transport.sctp.ChunkTap.NONE, progress);
         };
     }
 

@@ -25,6 +25,14 @@ public interface ConnectionManager extends AutoCloseable {
      */
     CompletableFuture<Connection> connect(QueuePair qp, SocketAddress remote, ConnectOptions options);
 
+    /**
+     * The loops the manager's streams live on ({@link org.rddp.loop.Progress}); a manual one is driven by the thread
+     * that made the manager. Empty for a manager without loops of its own.
+     */
+    default java.util.List<org.rddp.loop.Loop> loops() {
+        return java.util.List.of();
+    }
+
     /** Stops listening everywhere and releases the transport, ending the connections it set up. */
     @Override
     void close() throws IOException;

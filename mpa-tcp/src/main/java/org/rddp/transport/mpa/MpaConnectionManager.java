@@ -93,7 +93,7 @@ public final class MpaConnectionManager implements ConnectionManager {
         this.loops = progress.open("mpa-loop", SelectorPoller::new);
     }
 
-    /** The loops the streams live on. */
+    @Override
     public java.util.List<Loop> loops() {
         return java.util.List.of(loops);
     }

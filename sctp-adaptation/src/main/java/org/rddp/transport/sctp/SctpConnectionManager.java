@@ -87,7 +87,7 @@ public final class SctpConnectionManager implements ConnectionManager {
         this.loops = progress.open("sctp-loop", stack::newPoller);
     }
 
-    /** The loops the associations live on. */
+    @Override
     public java.util.List<Loop> loops() {
         return java.util.List.of(loops);
     }
