@@ -27,6 +27,9 @@ import org.jctools.queues.MpscArrayQueue;
  */
 public final class Loop implements Executor, AutoCloseable {
     private static final int CAPACITY = 1 << 16;
+    private static final Loop[] NONE = new Loop[0];
+    /** The manual loops each thread made and has not closed: that thread, and only it, drives them. */
+    private static final ThreadLocal<Loop[]> OWNED = ThreadLocal.withInitial(() -> NONE);
 
     private final String name;
     private final Poller poller;
@@ -56,9 +59,78 @@ public final class Loop implements Executor, AutoCloseable {
         return loop;
     }
 
-    /** A loop driven by the calling thread: it runs only while this thread invokes it. */
+    /**
+     * A loop driven by the calling thread: it runs only while this thread invokes it, which a poll of, or a wait on,
+     * any completion queue on this thread does ({@link #invokeOwned()}, {@link #idleOwned(long)}).
+     */
     public static Loop manual(String name, Poller poller) {
-        return new Loop(name, poller, IdleStrategy.BLOCKING, true);
+        Loop loop = new Loop(name, poller, IdleStrategy.BLOCKING, true);
+        Loop[] owned = OWNED.get();
+        Loop[] more = java.util.Arrays.copyOf(owned, owned.length + 1);
+        more[owned.length] = loop;
+        OWNED.set(more);
+        return loop;
+    }
+
+    /** The manual loops the calling thread drives. Allocates nothing. */
+    public static Loop[] ownedByCurrentThread() {
+        return OWNED.get();
+    }
+
+    /**
+     * Runs one duty cycle of every manual loop of the calling thread: nobody else will. Allocates nothing.
+     *
+     * @return the work they did
+     */
+    public static int invokeOwned() {
+        int work = 0;
+        for (Loop loop : OWNED.get()) {
+            work += loop.cycle();
+        }
+        return work;
+    }
+
+    /**
+     * Idles the calling thread's manual loops for up to {@code timeoutNanos}, then runs a cycle of each: one loop
+     * blocks in its poller; with several, none can block for all, so the thread yields instead (drive several
+     * loops from one thread only where that cost is acceptable, as in tests); with none the thread just waits.
+     */
+    public static void idleOwned(long timeoutNanos) {
+        Loop[] owned = OWNED.get();
+        if (owned.length == 1) {
+            owned[0].idle(timeoutNanos);
+        } else if (owned.length > 1) {
+            Thread.yield();
+            invokeOwned();
+        } else if (timeoutNanos > 0) {
+            java.util.concurrent.locks.LockSupport.parkNanos(timeoutNanos);
+        }
+    }
+
+    /**
+     * Waits up to {@code timeout} for {@code future}, driving the calling thread's manual loops meanwhile (a
+     * connection is set up by the loop it will run on); a thread without any just waits.
+     */
+    public static <T> T joinOwned(CompletableFuture<T> future, Duration timeout)
+            throws InterruptedException, ExecutionException, TimeoutException {
+        Loop[] owned = OWNED.get();
+        if (owned.length == 0) {
+            return future.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        }
+        if (owned.length == 1) {
+            return owned[0].join(future, timeout);
+        }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!future.isDone()) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new TimeoutException("nothing within " + timeout);
+            }
+            if (Thread.interrupted()) {
+                throw new InterruptedException();
+            }
+            idleOwned(deadline - System.nanoTime());
+        }
+        return future.get();
     }
 
     /** The loop's name. */
@@ -104,6 +176,7 @@ public final class Loop implements Executor, AutoCloseable {
      * Runs {@code task} at once when the caller is the owner thread outside a duty cycle (an application thread
      * posting to its own manual loop), else queues it: engine code never runs inside itself. Allocates nothing.
      */
+    @SuppressWarnings("checkstyle:IllegalCatch") // as in cycle(): a bug in the task is recorded
     public void runNowOrLater(Runnable task) {
         if (depth == 0 && inLoop() && running) {
             depth++;
@@ -247,6 +320,9 @@ public final class Loop implements Executor, AutoCloseable {
     @SuppressWarnings("checkstyle:IllegalCatch") // as in cycle()
     private void finish() {
         finished = true;
+        if (manual) {
+            OWNED.set(java.util.Arrays.stream(OWNED.get()).filter(loop -> loop != this).toArray(Loop[]::new));
+        }
         for (Runnable task = commands.poll(); task != null; task = commands.poll()) {
             try {
                 task.run();

@@ -27,8 +27,6 @@ public final class CompletionQueue {
     private volatile int moderation = 1;
     private final Semaphore notifications = new Semaphore(0);
     private final AtomicLong overruns = new AtomicLong();
-    /** The manual loops of this queue's queue pairs: a poll on a loop's own thread runs its duty cycle. */
-    private volatile Loop[] loops = new Loop[0];
     /** The manual loop a waiter on this queue blocks in, or null: a completion from elsewhere wakes it. */
     private volatile Loop blockedIn;
 
@@ -48,17 +46,12 @@ public final class CompletionQueue {
 
     /**
      * Takes the oldest completion into {@code into}; returns false if there is none. When the queue is empty and the
-     * caller drives the manual loop of some of its queue pairs, it first runs that loop's duty cycle: the polling
-     * thread reads its own sockets.
+     * calling thread drives manual loops ({@link Loop#manual}), it first runs their duty cycles: the polling thread
+     * reads its own sockets. Allocates nothing.
      */
     public boolean poll(WorkCompletion into) {
         WorkCompletion entry = ready.poll();
-        if (entry == null) {
-            for (Loop loop : loops) {
-                if (loop.inLoop()) {
-                    loop.invoke();
-                }
-            }
+        if (entry == null && Loop.invokeOwned() > 0) {
             entry = ready.poll();
         }
         if (entry == null) {
@@ -104,32 +97,19 @@ public final class CompletionQueue {
 
     /**
      * Waits for a notification requested with {@link #requestNotification}; false on timeout. A caller that drives
-     * the manual loop of some of this queue's queue pairs runs it meanwhile, blocking in its poller between duty
-     * cycles (woken by its sockets, by commands, and by completions other threads add); with several such loops it
-     * runs them in turn without blocking.
+     * manual loops runs them meanwhile, blocking in the poller of its loop between duty cycles (woken by its sockets,
+     * by commands, and by completions other threads add).
      */
     public boolean awaitNotification(Duration timeout) throws InterruptedException {
-        Loop own = null;
-        int owned = 0;
-        for (Loop loop : loops) {
-            if (loop.inLoop() && loop.running()) {
-                own = loop;
-                owned++;
-            }
-        }
-        if (owned == 0) {
+        Loop[] owned = Loop.ownedByCurrentThread();
+        if (owned.length == 0) {
             return notifications.tryAcquire(timeout.toNanos(), TimeUnit.NANOSECONDS);
         }
         long deadline = System.nanoTime() + timeout.toNanos();
-        blockedIn = owned == 1 ? own : null;
+        blockedIn = owned.length == 1 ? owned[0] : null;
         try {
             while (!notifications.tryAcquire()) {
-                int work = 0;
-                for (Loop loop : loops) {
-                    if (loop.inLoop()) {
-                        work += loop.invoke();
-                    }
-                }
+                int work = Loop.invokeOwned();
                 if (notifications.tryAcquire()) {
                     return true;
                 }
@@ -141,11 +121,7 @@ public final class CompletionQueue {
                     throw new InterruptedException();
                 }
                 if (work == 0) {
-                    if (owned == 1) {
-                        own.idle(left);
-                    } else {
-                        Thread.yield();
-                    }
+                    Loop.idleOwned(left);
                 }
             }
             return true;
@@ -157,18 +133,6 @@ public final class CompletionQueue {
     /** Completions that found the queue full and were lost: the queue was created too small. */
     public long overruns() {
         return overruns.get();
-    }
-
-    /** Runs {@code loop}'s duty cycle when its own thread polls or waits on this queue. */
-    synchronized void drive(Loop loop) {
-        for (Loop known : loops) {
-            if (known == loop) {
-                return;
-            }
-        }
-        Loop[] more = java.util.Arrays.copyOf(loops, loops.length + 1);
-        more[loops.length] = loop;
-        loops = more;
     }
 
     /** Adds a completion; called by queue pairs on their owner threads. */

@@ -201,8 +201,8 @@ public final class QueuePair {
 
     /**
      * Connection managers only: binds the queue pair to an established LLP stream, which lives on {@code on}, and
-     * moves it to RTS; the engine starts on that loop. A manual loop is then driven by polls of this queue pair's
-     * completion queues on the loop's thread.
+     * moves it to RTS; the engine starts on that loop (a manual one runs when its thread polls or waits on a
+     * completion queue).
      *
      * @throws IllegalStateException unless the queue pair is IDLE
      */
@@ -215,10 +215,6 @@ public final class QueuePair {
         loop = on;
         engine = created;
         state = QpState.RTS;
-        if (on.manual()) {
-            attributes.sendCq().drive(on);
-            attributes.receiveCq().drive(on);
-        }
         created.start();
     }
 

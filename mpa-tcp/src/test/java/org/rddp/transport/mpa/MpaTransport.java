@@ -3,6 +3,7 @@ package org.rddp.transport.mpa;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import org.rddp.loop.Progress;
 import org.rddp.verbs.testing.TransportFixture;
 
 /** TCP/MPA on loopback as a scenario-suite transport: two managers, each with its own MPA options. */
@@ -23,9 +24,14 @@ final class MpaTransport implements TransportFixture {
 
     /** The initiator with {@code initiatorOptions}, the responder with {@code responderOptions}. */
     MpaTransport(MpaOptions initiatorOptions, MpaOptions responderOptions) {
+        this(initiatorOptions, responderOptions, Progress.automatic());
+    }
+
+    /** Both sides with {@code options}, their loops driven as {@code progress} says (manual: by this thread). */
+    MpaTransport(MpaOptions initiatorOptions, MpaOptions responderOptions, Progress progress) {
         InetAddress loopback = InetAddress.getLoopbackAddress();
-        initiator = new MpaConnectionManager(initiatorOptions, loopback);
-        responder = new MpaConnectionManager(responderOptions, loopback);
+        initiator = new MpaConnectionManager(initiatorOptions, loopback, progress);
+        responder = new MpaConnectionManager(responderOptions, loopback, progress);
     }
 
     @Override

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import org.rddp.loop.Progress;
 import org.rddp.transport.sctp.usrsctp.UsrsctpStack;
 import org.rddp.verbs.testing.TransportFixture;
 
@@ -20,8 +21,14 @@ final class SctpTransport implements TransportFixture {
      */
     SctpTransport(SctpStack initiatorStack, InetAddress initiatorAddress, SctpStack responderStack,
             InetAddress responderAddress, int mulpdu) {
-        this.initiator = new SctpConnectionManager(initiatorStack, initiatorAddress);
-        this.responder = new SctpConnectionManager(responderStack, responderAddress);
+        this(initiatorStack, initiatorAddress, responderStack, responderAddress, mulpdu, Progress.automatic());
+    }
+
+    /** As above, the managers' loops driven as {@code progress} says (manual: by this thread). */
+    SctpTransport(SctpStack initiatorStack, InetAddress initiatorAddress, SctpStack responderStack,
+            InetAddress responderAddress, int mulpdu, Progress progress) {
+        this.initiator = new SctpConnectionManager(initiatorStack, initiatorAddress, ChunkTap.NONE, progress);
+        this.responder = new SctpConnectionManager(responderStack, responderAddress, ChunkTap.NONE, progress);
         this.responderAddress = responderAddress;
         this.mulpdu = mulpdu;
     }
@@ -40,6 +47,13 @@ final class SctpTransport implements TransportFixture {
     /** Both ends on {@code stack}, on loopback. */
     static SctpTransport usrsctp(UsrsctpStack stack) {
         return loopback(stack, stack.maxMessage());
+    }
+
+    /** Both ends on this process's usrsctp stack over UDP, on loopback, their loops driven by the calling thread. */
+    static SctpTransport usrsctpManual() throws IOException {
+        UsrsctpStack stack = UsrsctpStack.udp();
+        InetAddress loopback = InetAddress.getLoopbackAddress();
+        return new SctpTransport(stack, loopback, stack, loopback, stack.maxMessage() - 2, Progress.manual());
     }
 
     @Override

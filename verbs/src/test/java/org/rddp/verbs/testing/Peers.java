@@ -2,7 +2,6 @@ package org.rddp.verbs.testing;
 
 import java.net.SocketAddress;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.rddp.engine.QpEvent;
 import org.rddp.verbs.AcceptOptions;
 import org.rddp.verbs.Connection;
@@ -44,9 +43,8 @@ public final class Peers implements AutoCloseable {
                         accepted.complete(connection);
                     }
                 }));
-        initiatorConnection = transport.initiator().connect(initiator.qp, address, options)
-                .get(Side.TIMEOUT.toSeconds(), TimeUnit.SECONDS);
-        responderConnection = accepted.get(Side.TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        initiatorConnection = Waits.join(transport.initiator().connect(initiator.qp, address, options));
+        responderConnection = Waits.join(accepted);
         initiator.await(QpEvent.ESTABLISHED);
         responder.await(QpEvent.ESTABLISHED);
         return this;

@@ -9,7 +9,6 @@ import java.util.EnumSet;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -261,7 +260,7 @@ public abstract class ScenarioSuite {
             CompletableFuture<Connection> attempt = transport.initiator().connect(initiator.qp, holder.address,
                     ConnectOptions.of(1, 1));
             Throwable failure = org.assertj.core.api.Assertions.catchThrowable(
-                    () -> attempt.get(Side.TIMEOUT.toSeconds(), TimeUnit.SECONDS));
+                    () -> Waits.join(attempt));
             assertThat(failure.getCause()).isInstanceOfSatisfying(ConnectionRejectedException.class, rejected -> {
                 assertThat(rejected.byUlp()).isTrue();
                 assertThat(rejected.privateData()).isEqualTo(no);
@@ -329,8 +328,7 @@ public abstract class ScenarioSuite {
             QueuePair qp = responderQps[i];
             try (Listener listener = transport.responder().listen(address,
                     request -> request.accept(qp, new AcceptOptions(PrivateData.EMPTY, 1, 1)))) {
-                transport.initiator().connect(initiators[i].qp, address, ConnectOptions.of(1, 1))
-                        .get(Side.TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+                Waits.join(transport.initiator().connect(initiators[i].qp, address, ConnectOptions.of(1, 1)));
             }
         }
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> responderQps[0].postReceive(receive))

@@ -7,7 +7,6 @@ import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import org.rddp.engine.QpEvent;
 import org.rddp.rdmap.TerminateHeader;
 import org.rddp.verbs.Access;
@@ -84,7 +83,7 @@ public final class Side {
     void assertNoCompletionOnceQuiet(org.rddp.loop.Loop loop) throws Exception {
         java.util.concurrent.CompletableFuture<Void> barrier = new java.util.concurrent.CompletableFuture<>();
         loop.execute(() -> barrier.complete(null));
-        barrier.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        Waits.join(barrier);
         assertNoCompletion();
     }
 
@@ -129,7 +128,7 @@ public final class Side {
         long deadline = System.nanoTime() + TIMEOUT.toNanos();
         try {
             while (true) {
-                Event event = events.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                Event event = Waits.poll(events, Math.max(0, deadline - System.nanoTime()));
                 if (event == null) {
                     throw new AssertionError(name + ": none of " + java.util.Arrays.toString(types) + " within "
                             + TIMEOUT + "; qp " + qp);
@@ -152,7 +151,7 @@ public final class Side {
         try {
             while (true) {
                 long left = deadline - System.nanoTime();
-                Event event = events.poll(Math.max(0, left), TimeUnit.NANOSECONDS);
+                Event event = Waits.poll(events, Math.max(0, left));
                 if (event == null) {
                     throw new AssertionError(name + ": no " + type + " within " + TIMEOUT + "; qp " + qp);
                 }
@@ -173,7 +172,7 @@ public final class Side {
             if (System.nanoTime() > deadline) {
                 throw new AssertionError(name + ": still " + qp.state() + ", expected " + state + "; events " + events);
             }
-            Thread.yield(); // the state changes on the owner thread with no event of its own to wait for
+            Waits.step(); // the state changes on the loop with no event of its own to wait for
         }
     }
 }
