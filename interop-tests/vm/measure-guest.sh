@@ -1,7 +1,11 @@
-# measure-guest.sh JAR JAVA SECONDS — the guest half of measure.sh
-JAR=$1; JAVA=$2; SECONDS_EACH=$3
-echo "== RDDP over kernel SCTP (SctpBench), loopback"
-"$JAVA" --enable-native-access=ALL-UNNAMED -cp "$JAR" org.rddp.bench.SctpBench "$SECONDS_EACH" 500 kernel
+# measure-guest.sh ROOT JAVA SECONDS — the guest half of measure.sh
+ROOT=$1; JAVA=$2; SECONDS_EACH=$3
+RDDP=("$JAVA" --enable-native-access=org.rddp.transport.sctp --add-modules jdk.unsupported
+  --sun-misc-unsafe-memory-access=allow -p "$ROOT/cli/target/modules:$(ls "$ROOT"/cli/target/rddp-cli-*.jar)"
+  -m org.rddp.cli/org.rddp.cli.Main)
+echo "== rddp compare: RDDP over kernel SCTP and TCP/MPA next to their sockets, 64 KiB, loopback"
+"${RDDP[@]}" compare --sctp-stack kernel --sizes 65536 --seconds-per-point "$SECONDS_EACH" --latency-iters 200 \
+  -o /run/compare
 for length in 65536 1400; do
   echo "== iperf3 --sctp, $length-octet writes, loopback"
   iperf3 -s -D -1 -p 5201 --logfile /run/iperf3.log
@@ -9,8 +13,6 @@ for length in 65536 1400; do
     sleep 1 # the daemon is still starting
   done
 done
-echo "== RDDP over TCP/MPA (MpaBench), loopback"
-"$JAVA" -cp "$JAR" org.rddp.bench.MpaBench "$SECONDS_EACH" 500
 echo "== siw ib_write_bw, 64 KiB, dummy interface 192.0.2.1 (siw refuses loopback)"
 ip link add dummy0 type dummy && ip link set dummy0 up && ip addr add 192.0.2.1/32 dev dummy0
 rdma link add siw0 type siw netdev dummy0

@@ -1,14 +1,12 @@
 #!/bin/bash
-# measure.sh [seconds] — inside the VM, in one run: our RDMA Write bandwidth over the kernel's SCTP next to raw
-# kernel SCTP messages and iperf3 --sctp, and our RDMA Write bandwidth over TCP/MPA next to siw's ib_write_bw.
-# The guest is emulated: only the ratios mean anything. Needs benchmarks/target/benchmarks.jar
-# (./mvnw -pl benchmarks -am package -DskipTests) and setup.sh.
+# measure.sh [seconds] — inside the VM, in one run: rddp compare over the kernel's SCTP and TCP/MPA (RDMA Write
+# bandwidth and Send latency next to the raw sockets), iperf3 --sctp, and siw's ib_write_bw.
+# The guest is emulated: only the ratios mean anything. Needs the CLI built (./rddp --help builds it) and setup.sh.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
-JAR=$ROOT/benchmarks/target/benchmarks.jar
 . "$ROOT/bin/env.sh"
 rddp_find_jdk
-[ -f "$JAR" ] || { echo "measure: build $JAR first (./mvnw -pl benchmarks -am package -DskipTests)" >&2; exit 2; }
-exec "$HERE/run-in-vm.sh" --smp 2 --load sctp,rdma_ucm,siw -- bash "$HERE/measure-guest.sh" "$JAR" "$JAVA_HOME/bin/java" \
-  "${1:-5}"
+ls "$ROOT"/cli/target/rddp-cli-*.jar >/dev/null 2>&1 || { echo "measure: build the CLI first (./rddp --help)" >&2; exit 2; }
+exec "$HERE/run-in-vm.sh" --smp 2 --load sctp,rdma_ucm,siw -- bash "$HERE/measure-guest.sh" "$ROOT" \
+  "$JAVA_HOME/bin/java" "${1:-5}"

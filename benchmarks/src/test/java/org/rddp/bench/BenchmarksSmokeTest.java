@@ -9,7 +9,6 @@ import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.options.Options;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
-import org.rddp.transport.sctp.usrsctp.UsrsctpStack;
 
 /**
  * Runs every benchmark once, briefly, in this JVM: they must run and produce a score. Their numbers are not
@@ -32,23 +31,5 @@ class BenchmarksSmokeTest {
         for (RunResult result : results) {
             assertThat(result.getPrimaryResult().getSampleCount()).isPositive();
         }
-    }
-
-    @Test
-    void theSctpComparisonRuns() throws Exception {
-        SctpBench.Results results = SctpBench.run(UsrsctpStack.udp(), 0.3, 100);
-        for (double measurement : results.all()) {
-            assertThat(measurement).isPositive();
-        }
-        assertThat(SctpBench.table("usrsctp-udp", results)).contains("ratio").contains("ping-pong");
-    }
-
-    @Test
-    void theMpaComparisonRuns() throws Exception {
-        MpaBench.Results results = MpaBench.run(0.3, 100);
-        for (double measurement : results.all()) {
-            assertThat(measurement).isPositive();
-        }
-        assertThat(MpaBench.table(results)).contains("ratio");
     }
 }

@@ -35,22 +35,32 @@ final class Compare {
     /**
      * What to measure.
      *
-     * @param sizes            message sizes
-     * @param bandwidthBytes   octets moved per bandwidth point (iterations: this over the size, 100..50000)
+     * @param sizes             message sizes
+     * @param bandwidthBytes    octets moved per bandwidth point (iterations: this over the size, 100..50000), or 0 to
+     *                          size every point to last {@code secondsPerPoint} at the rate its warm-up showed
+     * @param secondsPerPoint   how long a bandwidth point lasts when {@code bandwidthBytes} is 0
      * @param latencyIterations round trips per latency point
-     * @param latencyMax       the largest size latency is measured at
-     * @param series           what to run
-     * @param sctpStack        the SCTP backend, or null when SCTP is not run
+     * @param latencyMax        the largest size latency is measured at
+     * @param repeat            how many times every point is measured (the median is reported, with the spread)
+     * @param series            what to run
+     * @param sctpStack         the SCTP backend, or null when SCTP is not run
      */
-    record Plan(List<Integer> sizes, long bandwidthBytes, int latencyIterations, int latencyMax, List<Series> series,
-            SctpStack sctpStack) {
+    record Plan(List<Integer> sizes, long bandwidthBytes, double secondsPerPoint, int latencyIterations,
+            int latencyMax, int repeat, List<Series> series, SctpStack sctpStack) {
         Plan {
             sizes = List.copyOf(sizes);
             series = List.copyOf(series);
+            if (repeat < 1 || secondsPerPoint <= 0 || bandwidthBytes < 0) {
+                throw new IllegalArgumentException("repeat at least 1, seconds per point and volume positive");
+            }
         }
 
-        long iterations(int size) {
-            return Math.clamp(bandwidthBytes / size, 100, 50_000);
+        /** Messages of a bandwidth point of {@code size} octets, given the warm-up's rate in octets a second. */
+        long iterations(int size, double warmRate) {
+            if (bandwidthBytes > 0 || Double.isNaN(warmRate)) {
+                return Math.clamp((bandwidthBytes > 0 ? bandwidthBytes : DEFAULT_BYTES) / size, 100, 50_000);
+            }
+            return Math.clamp((long) (warmRate * secondsPerPoint / size), 100, Task.MAX_ITERATIONS);
         }
     }
 
@@ -111,22 +121,59 @@ final class Compare {
         PerfResult run(Task task) throws Exception;
     }
 
-    /** One point: a series at a size. */
-    record Point(String series, String kind, int bytes, long iterations, double value, String unit) {
-    }
-
-    /** Everything measured, for the table, the JSON and the chart; {@code setup} says where the ends ran. */
-    record Results(String setup, String sctpStack, List<Integer> sizes, List<Point> points) {
-        /** The value of {@code series} and {@code kind} at {@code size}, or NaN when not measured. */
-        double value(Series series, String kind, int size) {
-            return points.stream().filter(p -> p.series().equals(series.label) && p.kind().equals(kind)
-                    && p.bytes() == size).mapToDouble(Point::value).findFirst().orElse(Double.NaN);
+    /**
+     * One point: a series at a size; {@code value} is the median of the runs, {@code min} and {@code max} their
+     * spread, {@code runs} each run's value in order.
+     */
+    record Point(String series, String kind, int bytes, long iterations, double value, double min, double max,
+            String unit, List<Double> runs) {
+        Point {
+            runs = List.copyOf(runs);
         }
     }
 
+    /** Everything measured, for the table, the JSON and the chart; {@code setup} says where the ends ran. */
+    record Results(String setup, String sctpStack, List<Integer> sizes, int repeat, List<Point> points) {
+        /** The value of {@code series} and {@code kind} at {@code size} (the median), or NaN when not measured. */
+        double value(Series series, String kind, int size) {
+            Point point = point(series, kind, size);
+            return point == null ? Double.NaN : point.value();
+        }
+
+        Point point(Series series, String kind, int size) {
+            return points.stream().filter(p -> p.series().equals(series.label) && p.kind().equals(kind)
+                    && p.bytes() == size).findFirst().orElse(null);
+        }
+
+        /**
+         * {@code series}' value over its baseline's at {@code size}, each ratio taken within one run, the median of
+         * the runs' ratios; NaN when either was not measured.
+         */
+        double ratio(Series series, Series baseline, String kind, int size) {
+            Point point = point(series, kind, size);
+            Point base = point(baseline, kind, size);
+            if (point == null || base == null) {
+                return Double.NaN;
+            }
+            double[] ratios = new double[Math.min(point.runs().size(), base.runs().size())];
+            for (int i = 0; i < ratios.length; i++) {
+                ratios[i] = point.runs().get(i) / base.runs().get(i);
+            }
+            return median(ratios);
+        }
+    }
+
+    static double median(double[] values) {
+        double[] sorted = values.clone();
+        java.util.Arrays.sort(sorted);
+        int n = sorted.length;
+        return n == 0 ? Double.NaN : n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    }
+
     static final String BANDWIDTH = "bandwidth";
-    private static final int WARM_UP_SIZE = 4096;
-    private static final int WARM_UP_ITERATIONS = 2000;
+    /** Octets a bandwidth warm-up moves (100..20000 messages), and a point when no rate is known. */
+    private static final long DEFAULT_BYTES = 32L << 20;
+    private static final int WARM_UP_ROUND_TRIPS = 200;
     static final String LATENCY = "latency";
     /** Where the in-process comparison runs. */
     static final String IN_PROCESS = "both ends in one process, loopback";
@@ -140,35 +187,67 @@ final class Compare {
     }
 
     /**
-     * Runs {@code plan} through {@code measure}, saying what it is at through {@code progress}; first each series
-     * once at 4 KiB, unmeasured, so that the first size does not measure the JIT compiler (of both ends).
+     * Runs {@code plan} through {@code measure}, saying what it is at through {@code progress}. First every series at
+     * every size once, unmeasured: the JIT compiles each size's path (a 64 KiB Write is not a 4 KiB one) outside the
+     * measured points, and the rate seen sizes each bandwidth point to last {@link Plan#secondsPerPoint()}, so that a
+     * point measures the steady state, not connection start and ramp-up. Then every point {@link Plan#repeat()}
+     * times; the median is reported.
      */
     static Results run(Plan plan, Measure measure, String setup, Consumer<String> progress) throws Exception {
-        List<Point> points = new ArrayList<>();
-        progress.accept("compare: warming up (JIT) on every series, not measured");
-        Plan warmUp = new Plan(List.of(WARM_UP_SIZE), (long) WARM_UP_SIZE * WARM_UP_ITERATIONS, WARM_UP_ITERATIONS,
-                WARM_UP_SIZE, plan.series(), plan.sctpStack());
-        if (!plan.equals(warmUp)) {
-            run(warmUp, measure, setup, line -> { });
-        }
+        Map<String, Double> warmRates = new java.util.HashMap<>();
+        progress.accept("compare: warming up every series at every size, not measured");
         for (int size : plan.sizes()) {
-            long iterations = plan.iterations(size);
-            boolean latency = size <= plan.latencyMax();
             for (Series series : plan.series()) {
-                progress.accept(String.format(Locale.ROOT, "compare: %s, %d octets", series.label, size));
-                PerfResult.Bandwidth bandwidth = (PerfResult.Bandwidth) measure.run(new Task(series, BANDWIDTH, size,
-                        iterations));
-                points.add(new Point(series.label, BANDWIDTH, size, bandwidth.iterations(), bandwidth.averageMbps(),
-                        "MB/sec"));
-                if (latency) {
-                    PerfResult.Latency result = (PerfResult.Latency) measure.run(new Task(series, LATENCY, size,
-                            plan.latencyIterations()));
-                    points.add(new Point(series.label, LATENCY, size, result.iterations(), result.typicalUsec(),
-                            "usec"));
+                PerfResult.Bandwidth warm = (PerfResult.Bandwidth) measure.run(new Task(series, BANDWIDTH, size,
+                        Math.clamp(DEFAULT_BYTES / size, 100, 20_000)));
+                warmRates.put(series + "/" + size, warm.averageMbps() * (1 << 20));
+                if (size <= plan.latencyMax()) {
+                    measure.run(new Task(series, LATENCY, size, Math.min(WARM_UP_ROUND_TRIPS,
+                            plan.latencyIterations())));
                 }
             }
         }
-        return new Results(setup, plan.sctpStack() == null ? null : plan.sctpStack().name(), plan.sizes(), points);
+        Map<String, List<PerfResult>> measured = new LinkedHashMap<>();
+        for (int run = 1; run <= plan.repeat(); run++) {
+            for (int size : plan.sizes()) {
+                boolean latency = size <= plan.latencyMax();
+                for (Series series : plan.series()) {
+                    progress.accept(String.format(Locale.ROOT, "compare:%s %s, %d octets", plan.repeat() > 1
+                            ? " run " + run + " of " + plan.repeat() + "," : "", series.label, size));
+                    long iterations = plan.iterations(size, warmRates.getOrDefault(series + "/" + size, Double.NaN));
+                    measured.computeIfAbsent(key(series, BANDWIDTH, size), k -> new ArrayList<>())
+                            .add(measure.run(new Task(series, BANDWIDTH, size, iterations)));
+                    if (latency) {
+                        measured.computeIfAbsent(key(series, LATENCY, size), k -> new ArrayList<>())
+                                .add(measure.run(new Task(series, LATENCY, size, plan.latencyIterations())));
+                    }
+                }
+            }
+        }
+        List<Point> points = new ArrayList<>();
+        measured.forEach((key, results) -> points.add(point(key, results)));
+        return new Results(setup, plan.sctpStack() == null ? null : plan.sctpStack().name(), plan.sizes(),
+                plan.repeat(), points);
+    }
+
+    private static String key(Series series, String kind, int size) {
+        return series.name() + " " + kind + " " + size;
+    }
+
+    /** The point of {@code key}'s runs: their median and spread. */
+    private static Point point(String key, List<PerfResult> results) {
+        String[] words = key.split(" ");
+        Series series = Series.valueOf(words[0]);
+        boolean bandwidth = words[1].equals(BANDWIDTH);
+        double[] values = results.stream().mapToDouble(result -> bandwidth
+                ? ((PerfResult.Bandwidth) result).averageMbps() : ((PerfResult.Latency) result).typicalUsec())
+                .toArray();
+        long iterations = results.stream().mapToLong(result -> bandwidth ? ((PerfResult.Bandwidth) result)
+                .iterations() : ((PerfResult.Latency) result).iterations()).max().orElse(0);
+        return new Point(series.label, words[1], Integer.parseInt(words[2]), iterations, median(values),
+                java.util.Arrays.stream(values).min().orElse(Double.NaN),
+                java.util.Arrays.stream(values).max().orElse(Double.NaN), bandwidth ? "MB/sec" : "usec",
+                java.util.Arrays.stream(values).boxed().toList());
     }
 
     /** The results as two tables, bandwidth and latency, each RDDP column with its ratio to its baseline. */
@@ -178,7 +257,8 @@ final class Compare {
             boolean bandwidth = kind.equals(BANDWIDTH);
             out.append(bandwidth ? "RDMA Write bandwidth vs socket streaming, MB/sec (2^20 octets/s); ratio to the "
                     + "baseline" : "Send ping-pong vs socket ping-pong, latency in usec (half round trip, median); "
-                    + "ratio to the baseline").append('\n');
+                    + "ratio to the baseline").append(results.repeat() > 1 ? "; median of " + results.repeat()
+                    + " runs, spread (max-min)/median in %, ratios taken within each run" : "").append('\n');
             out.append(String.format(Locale.ROOT, "%10s", "#bytes"));
             for (Series each : series) {
                 out.append(String.format(Locale.ROOT, " %16s", each.label));
@@ -193,13 +273,16 @@ final class Compare {
                 }
                 out.append(String.format(Locale.ROOT, "%10d", size));
                 for (Series each : series) {
-                    double value = results.value(each, kind, size);
-                    out.append(String.format(Locale.ROOT, " %16.2f", value));
+                    Point point = results.point(each, kind, size);
+                    out.append(point == null ? String.format(Locale.ROOT, " %16s", "-") : results.repeat() > 1
+                            ? String.format(Locale.ROOT, " %10.2f ±%3.0f%%", point.value(),
+                                    100 * (point.max() - point.min()) / point.value())
+                            : String.format(Locale.ROOT, " %16.2f", point.value()));
                     if (each == Series.RDDP_MPA || each == Series.RDDP_SCTP) {
                         Series baseline = each == Series.RDDP_MPA ? Series.TCP_SOCKET : Series.SCTP_SOCKET;
-                        double base = results.value(baseline, kind, size);
-                        out.append(Double.isNaN(base) ? String.format(Locale.ROOT, " %6s", "-")
-                                : String.format(Locale.ROOT, " %6.2f", value / base));
+                        double ratio = results.ratio(each, baseline, kind, size);
+                        out.append(Double.isNaN(ratio) ? String.format(Locale.ROOT, " %6s", "-")
+                                : String.format(Locale.ROOT, " %6.2f", ratio));
                     }
                 }
                 out.append('\n');
@@ -219,6 +302,7 @@ final class Compare {
         document.put("java", Runtime.version().toString());
         document.put("processors", Runtime.getRuntime().availableProcessors());
         document.put("sizes", results.sizes());
+        document.put("repeat", results.repeat());
         document.put("points", results.points());
         Path json = folder.resolve("compare.json");
         PerfReport.JSON.writeValue(json.toFile(), document);

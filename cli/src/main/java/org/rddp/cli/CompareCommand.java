@@ -55,13 +55,22 @@ final class CompareCommand implements Callable<Integer> {
             + "64,256,1024,4096,16384,65536,262144,1048576")
     List<Integer> sizes = List.of(64, 256, 1024, 4096, 16384, 65536, 262144, 1048576);
 
-    @Option(names = "--mib-per-point", defaultValue = "32", description = "MiB moved per bandwidth point (100 to "
-            + "50000 messages); default: ${DEFAULT-VALUE}")
-    int mibPerPoint = 32;
+    @Option(names = "--mib-per-point", defaultValue = "0", description = "MiB moved per bandwidth point (100 to "
+            + "50000 messages) instead of sizing each point to --seconds-per-point")
+    int mibPerPoint;
 
-    @Option(names = "--latency-iters", defaultValue = "500", description = "round trips per latency point; "
+    @Option(names = "--seconds-per-point", defaultValue = "1", description = "how long a bandwidth point lasts, "
+            + "at the rate its warm-up showed; default: ${DEFAULT-VALUE}")
+    double secondsPerPoint = 1;
+
+    @Option(names = "--repeat", defaultValue = "1", description = "measure every point this many times; the table "
+            + "shows the median, the spread and the median of the ratios taken within each run; default: "
+            + "${DEFAULT-VALUE}")
+    int repeat = 1;
+
+    @Option(names = "--latency-iters", defaultValue = "1000", description = "round trips per latency point; "
             + "default: ${DEFAULT-VALUE}")
-    int latencyIterations = 500;
+    int latencyIterations = 1000;
 
     @Option(names = "--latency-max", defaultValue = "65536", description = "largest size latency is measured at; "
             + "default: ${DEFAULT-VALUE}")
@@ -154,7 +163,8 @@ final class CompareCommand implements Callable<Integer> {
     }
 
     private Compare.Plan plan(List<Compare.Series> series, SctpStack stack) {
-        return new Compare.Plan(sizes, (long) mibPerPoint << 20, latencyIterations, latencyMax, series, stack);
+        return new Compare.Plan(sizes, (long) mibPerPoint << 20, secondsPerPoint, latencyIterations, latencyMax,
+                repeat, series, stack);
     }
 
     private static void banner(PrintWriter stdout, List<Compare.Series> series, SctpStack stack, String where) {

@@ -56,8 +56,8 @@ class CompareCommandTest {
         assertThat(new ObjectMapper().readTree(out.resolve("compare.json").toFile()).get("setup").asText())
                 .startsWith("two processes: initiator 127.0.0.1, responder 127.0.0.1:" + port);
         assertThat(served.status()).as(served.err()).isZero();
-        // a warm-up pass of 4 series x 2 measures, then 2 sizes of the same
-        assertThat(served.out()).contains("(SCTP: usrsctp-udp on UDP port ").contains(" done, 24 points");
+        // a warm-up pass of 4 series x 2 measures at each of the 2 sizes, then the same measured
+        assertThat(served.out()).contains("(SCTP: usrsctp-udp on UDP port ").contains(" done, 32 points");
     }
 
     @Test
@@ -197,6 +197,26 @@ class CompareCommandTest {
         json.get("points").forEach(point -> series.add(point.get("series").asText()));
         assertThat(series).containsExactlyInAnyOrder("TCP socket", "RDDP over MPA");
         assertThat(Files.readString(out.resolve("compare.json"))).isEqualTo(printed.strip());
+    }
+
+    @Test
+    void repeatsEveryPointAndShowsTheMedianTheSpreadAndTheRatioOfEachRun(@TempDir Path out) throws Exception {
+        Run run = PingCommandTest.rddp("compare", "-t", "mpa", "--sizes", "1024", "--mib-per-point", "1",
+                "--latency-iters", "20", "--repeat", "3", "-o", out.toString());
+        assertThat(run.status()).as(run.err()).isZero();
+        assertThat(run.out()).contains("median of 3 runs").contains("%");
+        assertThat(run.err()).contains("run 3 of 3");
+        JsonNode json = new ObjectMapper().readTree(out.resolve("compare.json").toFile());
+        assertThat(json.get("repeat").asInt()).isEqualTo(3);
+        for (JsonNode point : json.get("points")) {
+            assertThat(point.get("runs").size()).isEqualTo(3);
+            List<Double> runs = new java.util.ArrayList<>();
+            point.get("runs").forEach(value -> runs.add(value.asDouble()));
+            java.util.Collections.sort(runs);
+            assertThat(point.get("value").asDouble()).isEqualTo(runs.get(1)); // the median
+            assertThat(point.get("min").asDouble()).isEqualTo(runs.get(0));
+            assertThat(point.get("max").asDouble()).isEqualTo(runs.get(2));
+        }
     }
 
     @Test

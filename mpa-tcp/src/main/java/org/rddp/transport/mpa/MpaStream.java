@@ -92,6 +92,8 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
     private boolean wantWritable;
     /** TCP did not take all of {@link #pending}: the stream waits for room, and sends push back. */
     private boolean pendingWrites;
+    /** Octets read and written so far: whether a look at the socket did anything. Loop thread. */
+    private long octetsMoved;
     /** Writes to the socket so far: how well FPDUs are held together shows here. */
     private volatile long writes;
 
@@ -144,19 +146,20 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
         }
     }
 
-    /** The socket is ready: reads what arrived, writes what is pending, and reports room. Loop thread. */
+    /** The socket is (or may be) ready: reads what arrived, writes what is pending, and reports room. Loop thread. */
     @Override
-    public void ready(int readyOps) {
-        if (down) {
-            return;
+    public int ready(int readyOps) {
+        if (down || sink == null) {
+            return 0;
         }
+        long before = octetsMoved;
         try {
             if (pending.position() > 0) {
                 writePending();
             }
             readAll();
             if (down) {
-                return;
+                return 1;
             }
             if (pending.position() == 0) {
                 if (closing && !outputShut) {
@@ -171,7 +174,9 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
             watch();
         } catch (IOException e) {
             lost("TCP connection failed: " + e.getMessage());
+            return 1;
         }
+        return octetsMoved == before ? 0 : 1;
     }
 
     private int interest() {
@@ -201,6 +206,7 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
             if (read == 0) {
                 return;
             }
+            octetsMoved += read;
             boolean drained = read < room; // a short read emptied the socket: no second read to learn that
             if (receiveFailed) {
                 in.clear(); // after an MPA error nothing more is delivered (RFC 5044 §8): read only to see the close
@@ -457,7 +463,7 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
     private void writePending() throws IOException {
         pending.flip();
         writes++;
-        channel.write(pending);
+        octetsMoved += channel.write(pending);
         pending.compact();
         pendingWrites = pending.position() > 0;
     }
@@ -503,6 +509,7 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
 
     /** Closes the socket (with a reset when {@code reset}), which takes it out of the selector. */
     private void shut(boolean reset) {
+        poller.deregister(this);
         try {
             if (reset && channel.isOpen()) {
                 channel.setOption(StandardSocketOptions.SO_LINGER, 0);

@@ -6,23 +6,43 @@ import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SelectableChannel;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
+import java.util.Arrays;
 import java.util.Iterator;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.rddp.loop.Poller;
 
 /**
- * The I/O of an MPA loop: one {@link Selector} over the TCP connections of every stream on the loop. A duty cycle
- * selects without blocking and hands each ready key to its handler; an idle loop blocks in {@code select} until a
- * socket is ready or a command wakes it.
+ * The I/O of an MPA loop: one {@link Selector} over the TCP connections of every stream on the loop. An idle loop
+ * blocks in {@code select} until a socket is ready or a command wakes it. A duty cycle hands each ready socket to its
+ * stream; on a loop with no more than {@value #DIRECT_LIMIT} streams it skips the selector and lets each stream try
+ * its socket directly (a non-blocking read costs one system call, a {@code selectNow} and then the read two: on a
+ * busily polled loop that is the cost of every message).
  */
 final class SelectorPoller implements Poller {
-    /** What a registered channel runs when it is ready; on the loop thread. */
+    /** What a registered channel runs when it is (or may be) ready; on the loop thread. */
     interface Handler {
-        /** The channel is ready for {@code readyOps}. */
-        void ready(int readyOps);
+        /**
+         * The channel is ready for {@code readyOps}, or may be (polled directly: both reading and writing).
+         *
+         * @return the work done: 0 when there was nothing to read or write
+         */
+        int ready(int readyOps);
     }
 
+    /** Streams a loop tries directly each cycle; a loop with more asks the selector which are ready. */
+    static final int DIRECT_LIMIT = 4;
+
     private final Selector selector;
+    private Handler[] handlers = new Handler[4];
+    private int count;
+    private int dispatched;
+    private final Consumer<SelectionKey> dispatch = key -> {
+        if (key.isValid()) {
+            dispatched += Math.max(1, ((Handler) key.attachment()).ready(key.readyOps()));
+        }
+    };
 
     SelectorPoller() {
         try {
@@ -34,32 +54,56 @@ final class SelectorPoller implements Poller {
 
     /** Watches {@code channel} (non-blocking) for {@code ops}; {@code handler} runs when it is ready. Loop thread. */
     SelectionKey register(SelectableChannel channel, int ops, Handler handler) throws ClosedChannelException {
-        return channel.register(selector, ops, handler);
+        SelectionKey key = channel.register(selector, ops, handler);
+        if (count == handlers.length) {
+            handlers = Arrays.copyOf(handlers, count * 2);
+        }
+        handlers[count++] = handler;
+        return key;
     }
 
-    /** Channels registered now. */
+    /** Stops running {@code handler}; its channel, closed, leaves the selector by itself. Loop thread. */
+    void deregister(Handler handler) {
+        for (int i = 0; i < count; i++) {
+            if (handlers[i] == handler) {
+                handlers[i] = handlers[--count];
+                handlers[count] = null;
+                return;
+            }
+        }
+    }
+
+    /** Channels registered now. Loop thread. */
     int registered() {
-        return selector.keys().size();
+        return count;
     }
 
     @Override
     public int poll() {
+        Set<SelectionKey> selected = selector.selectedKeys(); // what an await() selected
+        int work = 0;
+        if (!selected.isEmpty()) {
+            for (Iterator<SelectionKey> ready = selected.iterator(); ready.hasNext();) {
+                SelectionKey key = ready.next();
+                ready.remove();
+                if (key.isValid()) {
+                    work += Math.max(1, ((Handler) key.attachment()).ready(key.readyOps()));
+                }
+            }
+        }
+        if (count <= DIRECT_LIMIT) {
+            for (int i = 0; i < count; i++) {
+                work += handlers[i].ready(SelectionKey.OP_READ | SelectionKey.OP_WRITE);
+            }
+            return work;
+        }
+        dispatched = 0;
         try {
-            selector.selectNow();
+            selector.selectNow(dispatch);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        int work = 0;
-        Iterator<SelectionKey> ready = selector.selectedKeys().iterator(); // includes what an await() selected
-        while (ready.hasNext()) {
-            SelectionKey key = ready.next();
-            ready.remove();
-            if (key.isValid()) {
-                work++;
-                ((Handler) key.attachment()).ready(key.readyOps());
-            }
-        }
-        return work;
+        return work + dispatched;
     }
 
     @Override

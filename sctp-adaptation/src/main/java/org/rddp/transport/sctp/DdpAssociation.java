@@ -27,9 +27,6 @@ import org.rddp.wire.Wire;
  * session, not the association.
  */
 final class DdpAssociation {
-    /** How far ahead of the expected DDP-SSN a chunk may be before it is refused (RFC 5043 §10). */
-    static final int REORDER_WINDOW = 1024;
-    private static final int HALF_SPACE = 0x8000;
 
     /** Receives session control the ULP must decide on (passive side) and association events. */
     interface Listener {
@@ -238,14 +235,13 @@ final class DdpAssociation {
         State state = State.IDLE;
         boolean enhanced;
         private int txSsn;
-        private int rxSsn;
         private boolean peerTerminated;
         private LlpSink sink;
         private volatile LlpParameters parameters;
         private boolean pressured;
         private final ArrayDeque<byte[]> pendingControl = new ArrayDeque<>();
-        private final byte[][] early = new byte[REORDER_WINDOW][];
-        private final boolean[] earlyPlaced = new boolean[REORDER_WINDOW];
+        private final ResequencingWindow window = new ResequencingWindow();
+        private final ResequencingWindow.Delivery process = this::process;
         private final EarlyPlacement placer = new EarlyPlacement();
         private Consumer<SessionControl> responseHandler;
 
@@ -286,12 +282,9 @@ final class DdpAssociation {
 
         private void resetSequence() {
             txSsn = 0;
-            rxSsn = 0;
+            window.reset(); // DDP-SSN 0 again, for the next session on this stream (RFC 5043 §6.1)
             peerTerminated = false;
             pendingControl.clear();
-            for (int i = 0; i < early.length; i++) {
-                early[i] = null;
-            }
         }
 
         private void endSession() {
@@ -469,17 +462,18 @@ final class DdpAssociation {
                 return;
             }
             int ssn = Wire.u16(receiveBuffer, 0);
-            int distance = (ssn - rxSsn) & 0xFFFF;
-            if (distance >= HALF_SPACE || distance >= REORDER_WINDOW) {
-                illegal("DDP-SSN " + ssn + " while expecting " + rxSsn);
-                return;
+            switch (window.classify(ssn)) {
+                case DELIVER -> window.deliver(ppid, receiveBuffer, length, process);
+                case HOLD -> {
+                    // tagged payload is placed as it arrives (RFC 5043 §10); the segment waits for its turn
+                    boolean placed = ppid == DdpSctp.PPID_DDP_SEGMENT && sink != null && state == State.OPEN
+                            && placer.place(sink, receiveBuffer, DdpSctp.DDP_SSN_LENGTH,
+                                    length - DdpSctp.DDP_SSN_LENGTH);
+                    window.hold(ssn, ppid, receiveBuffer, 0, length, placed);
+                }
+                case DUPLICATE -> illegal("duplicate DDP-SSN " + ssn);
+                default -> illegal("DDP-SSN " + ssn + " while expecting " + window.expected());
             }
-            if (distance > 0) {
-                hold(distance, ppid, length);
-                return;
-            }
-            process(ppid, receiveBuffer, length, false);
-            advance();
         }
 
         /** In DRAINING: the peer's Terminate frees the stream; anything else is dropped. */
@@ -494,37 +488,6 @@ final class DdpAssociation {
                 }
             } catch (MalformedFrameException e) {
                 // dropped like the rest
-            }
-        }
-
-        /** Keeps an early chunk until its turn; tagged payload is placed now (RFC 5043 §10). */
-        private void hold(int distance, int ppid, int length) {
-            int slot = (rxSsn + distance) % REORDER_WINDOW;
-            if (early[slot] != null) {
-                illegal("duplicate DDP-SSN " + ((rxSsn + distance) & 0xFFFF));
-                return;
-            }
-            boolean placed = ppid == DdpSctp.PPID_DDP_SEGMENT && sink != null && state == State.OPEN
-                    && placer.place(sink, receiveBuffer, DdpSctp.DDP_SSN_LENGTH, length - DdpSctp.DDP_SSN_LENGTH);
-            byte[] copy = new byte[4 + length];
-            Wire.putU32(MemorySegment.ofArray(copy), 0, ppid);
-            MemorySegment.copy(receiveBuffer, 0, MemorySegment.ofArray(copy), 4, length);
-            early[slot] = copy;
-            earlyPlaced[slot] = placed;
-        }
-
-        private void advance() {
-            rxSsn = (rxSsn + 1) & 0xFFFF;
-            while (true) {
-                int slot = rxSsn % REORDER_WINDOW;
-                byte[] next = early[slot];
-                if (next == null) {
-                    return;
-                }
-                early[slot] = null;
-                MemorySegment octets = MemorySegment.ofArray(next);
-                process(Wire.u32(octets, 0), octets.asSlice(4), next.length - 4, earlyPlaced[slot]);
-                rxSsn = (rxSsn + 1) & 0xFFFF;
             }
         }
 

@@ -148,6 +148,38 @@ class SessionControlTest {
         }
     }
 
+    /**
+     * Sessions follow one another on one stream: each starts at DDP-SSN 0 (RFC 5043 §6.1), and an Initiate on an idle
+     * stream is answered (§6.2-§6.4), whichever side ended the session before it.
+     */
+    @ParameterizedTest(name = "the {0} ended the first session")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"peer", "local side"})
+    void aStreamCarriesANewSessionOnceTheLastOneEnded(String ender) throws Exception {
+        try (Listener listener = listen();
+                RawSctpPeer peer = RawSctpPeer.connect(address, DdpSctp.ADAPTATION_INDICATION)) {
+            peer.control(5, 0, new SessionControl.Initiate(HELLO));
+            QueuePair first = queuePair();
+            CompletableFuture<Connection> accepted = request().accept(first, new AcceptOptions(NO, 1, 1));
+            assertThat(peer.next().control()).isEqualTo(new SessionControl.Accept(NO));
+            accepted.get(10, TimeUnit.SECONDS);
+            if (ender.equals("peer")) {
+                peer.control(5, 1, new SessionControl.Terminate());
+                assertThat(peer.next().control()).as("our answer").isEqualTo(new SessionControl.Terminate());
+            } else {
+                first.disconnect();
+                assertThat(peer.next().control()).as("our end of it").isEqualTo(new SessionControl.Terminate());
+                peer.control(5, 1, new SessionControl.Terminate());
+            }
+            assertThat(awaitEvent(QpEvent.DISCONNECTED)).isTrue();
+
+            peer.control(5, 0, new SessionControl.Initiate(HELLO));
+            request().accept(queuePair(), new AcceptOptions(NO, 1, 1));
+            RawSctpPeer.Chunk accept = peer.next();
+            assertThat(accept.control()).as("the second session's answer").isEqualTo(new SessionControl.Accept(NO));
+            assertThat(accept.ddpSsn()).isZero();
+        }
+    }
+
     @ParameterizedTest(name = "initiator IRD {0} ORD {1}, responder max IRD {2} wants ORD {3}")
     @CsvSource({
         "4, 2, 8, 8, 2, 4",             // IRD what the initiator's ORD needs, ORD up to the initiator's IRD
