@@ -37,6 +37,8 @@ final class SelectorPoller implements Poller {
     private final Selector selector;
     private Handler[] handlers = new Handler[4];
     private int count;
+    /** A stream left: its channel's close completes only at the selector's next selection (NIO defers it). */
+    private boolean cancelled;
     private int dispatched;
     private final Consumer<SelectionKey> dispatch = key -> {
         if (key.isValid()) {
@@ -62,8 +64,12 @@ final class SelectorPoller implements Poller {
         return key;
     }
 
-    /** Stops running {@code handler}; its channel, closed, leaves the selector by itself. Loop thread. */
+    /**
+     * Stops running {@code handler}, whose channel is being closed: the next cycle lets the selector select, which
+     * completes the close (NIO keeps a registered channel's socket open until then: no FIN, no reset). Loop thread.
+     */
     void deregister(Handler handler) {
+        cancelled = true;
         for (int i = 0; i < count; i++) {
             if (handlers[i] == handler) {
                 handlers[i] = handlers[--count];
@@ -80,8 +86,17 @@ final class SelectorPoller implements Poller {
 
     @Override
     public int poll() {
-        Set<SelectionKey> selected = selector.selectedKeys(); // what an await() selected
         int work = 0;
+        if (cancelled && count <= DIRECT_LIMIT) {
+            cancelled = false;
+            work++;
+            try {
+                selector.selectNow(); // closes what streams closed; what it finds ready is run just below
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        Set<SelectionKey> selected = selector.selectedKeys(); // what an await() or the line above selected
         if (!selected.isEmpty()) {
             for (Iterator<SelectionKey> ready = selected.iterator(); ready.hasNext();) {
                 SelectionKey key = ready.next();
@@ -98,6 +113,7 @@ final class SelectorPoller implements Poller {
             return work;
         }
         dispatched = 0;
+        cancelled = false;
         try {
             selector.selectNow(dispatch);
         } catch (IOException e) {
