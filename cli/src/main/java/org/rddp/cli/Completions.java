@@ -99,14 +99,26 @@ final class Completions {
      * it), so the other side's spin runs out too, and from then on both sides measure wake-ups.
      */
     WorkCompletion spin(String what) throws PeerException {
+        return spin(what, -1);
+    }
+
+    /**
+     * {@link #spin(String)} for the {@code number}-th of something (-1: none), the description built only if it is
+     * needed: a latency loop allocates nothing per round trip.
+     */
+    WorkCompletion spin(String what, long number) throws PeerException {
         long until = System.nanoTime() + SPIN;
         do {
             if (cq.poll(completion)) {
-                return checked(what);
+                return completion.status() == WcStatus.SUCCESS ? completion : checked(describe(what, number));
             }
             Thread.onSpinWait();
         } while (System.nanoTime() - until < 0);
-        return next(what);
+        return next(describe(what, number));
+    }
+
+    private static String describe(String what, long number) {
+        return number < 0 ? what : what + " " + number;
     }
 
     /** {@link #next(String, int)} waking for any completion. */

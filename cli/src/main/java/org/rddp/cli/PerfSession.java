@@ -466,7 +466,7 @@ final class PerfSession {
                     if (!send) {
                         request.remote(data.remote.rkey(), data.remote.vaddr() + offset);
                     }
-                    post(data, request, test.opcode + " " + data.posted);
+                    post(data, request, test.opcode.name(), data.posted);
                     meter.start();
                     data.posted++;
                 }
@@ -576,7 +576,7 @@ final class PerfSession {
         for (int sent = 0, received = 0; sent < iterations || received < iterations;) {
             if (received < iterations && (client || sent > 0)) {
                 received++;
-                awaitByte(sink, size - 1, (byte) received, "the peer's RDMA Write " + received);
+                awaitByte(sink, size - 1, (byte) received, "the peer's RDMA Write", received);
                 if (settings.verify() && size > 1) {
                     verify(sink.asSlice(0, size - 1), 0, "RDMA Write " + received);
                 }
@@ -584,9 +584,9 @@ final class PerfSession {
             if (sent < iterations) {
                 source.set(ValueLayout.JAVA_BYTE, size - 1, (byte) (sent + 1));
                 posted[sent] = System.nanoTime();
-                post(data, write, "RDMA Write " + sent);
+                post(data, write, "RDMA Write", sent);
                 sent++;
-                completions.spin("the completion of RDMA Write " + sent);
+                completions.spin("the completion of RDMA Write", sent);
             }
         }
         source.set(ValueLayout.JAVA_BYTE, size - 1, pattern(size - 1)); // as it was, for the next size's source
@@ -604,8 +604,8 @@ final class PerfSession {
                 data.buffer.memory().asSlice(0, size).fill((byte) 0);
             }
             posted[i] = System.nanoTime();
-            post(data, read, "RDMA Read " + i);
-            completions.spin("the completion of RDMA Read " + i);
+            post(data, read, "RDMA Read", i);
+            completions.spin("the completion of RDMA Read", i);
             if (settings.verify()) {
                 verify(data.buffer.memory().asSlice(0, size), 0, "RDMA Read " + i);
             }
@@ -625,7 +625,7 @@ final class PerfSession {
             if (received < iterations && (!client || sent > 0)) {
                 WorkCompletion completion;
                 do {
-                    completion = completions.spin("the peer's Send " + received);
+                    completion = completions.spin("the peer's Send", received);
                 } while (completion.opcode() != WcOpcode.RECV);
                 if (completion.byteLength() != size) {
                     throw new PeerException("received a Send of " + completion.byteLength() + " octets, not "
@@ -642,7 +642,7 @@ final class PerfSession {
             }
             if (sent < iterations) {
                 posted[sent] = System.nanoTime();
-                post(data, send, "Send " + sent);
+                post(data, send, "Send", sent);
                 sent++;
             }
         }
@@ -663,9 +663,15 @@ final class PerfSession {
     }
 
     private void post(DataQp data, SendWorkRequest request, String what) throws PeerException {
+        post(data, request, what, -1);
+    }
+
+    /** Posts {@code request}; {@code what} and {@code number} (-1: none) name it if it fails, built only then. */
+    private void post(DataQp data, SendWorkRequest request, String what, long number) throws PeerException {
         int status = data.qp.postSend(request);
         if (status != 0) {
-            throw new PeerException("posting " + what + " failed (" + status + "): " + data.qp);
+            throw new PeerException("posting " + what + (number < 0 ? "" : " " + number) + " failed (" + status
+                    + "): " + data.qp);
         }
     }
 
@@ -675,7 +681,8 @@ final class PerfSession {
      * The connection's state is read before the memory, so a peer that writes its last octet and closes at once
      * is not taken for one that left without writing.
      */
-    private void awaitByte(MemorySegment memory, long offset, byte value, String what) throws PeerException {
+    private void awaitByte(MemorySegment memory, long offset, byte value, String what, long number)
+            throws PeerException {
         QueuePair qp = qps.getFirst().qp;
         long deadline = System.nanoTime() + settings.timeout().toNanos();
         for (int round = 0; ; round++) {
@@ -684,7 +691,7 @@ final class PerfSession {
                 return;
             }
             if (ended) {
-                completions.check(qp, "waiting for " + what);
+                completions.check(qp, "waiting for " + what + " " + number);
             }
             if (round < 2_000) {
                 driver.spin();
@@ -692,7 +699,7 @@ final class PerfSession {
                 driver.nap(20_000); // a manual loop blocks in its poller: the Write wakes it
                 if (System.nanoTime() - deadline > 0) {
                     throw new PeerException("no answer within " + settings.timeout().toSeconds() + " s waiting for "
-                            + what);
+                            + what + " " + number);
                 }
             }
         }
