@@ -11,6 +11,10 @@ import org.rddp.wire.DecodeStatus;
  * ULPDU to the handler. Resumes across reads of any size, down to one octet. The first error is sticky: it is
  * returned, nothing more is delivered, and later input is discarded (RFC 5044 §8). Not thread-safe.
  *
+ * <p>Without Markers an FPDU that lies whole in the input is checked and handed over where it lies, without a copy
+ * (the fast path: the receiving stream's buffer); only one cut by the end of the input is copied, to be completed
+ * by the next input. With Markers every FPDU is copied as its Markers are stripped.
+ *
  * <p>A ULPDU is handed over only after its CRC was checked, so bad data never reaches placement. A ULPDU_Length
  * above the 64768 a sender may use (RFC 5044 §3) is still parsed, up to the field's 65535; with Markers on, the
  * Marker check catches such an FPDU, since no 16-bit FPDUPTR can reach back to its header.
@@ -27,13 +31,22 @@ public final class MpaDeframer {
     private static final int READING_BODY = 1;
     private static final int READING_CRC = 2;
 
+    private static final int LARGEST_FPDU = MpaFpdu.fpduLength(MpaFpdu.MAX_ULPDU_LENGTH_FIELD);
+
     private final boolean markers;
     private final boolean crcChecked;
     private final UlpduHandler handler;
-    /** ULPDU_Length, ULPDU and PAD of the current FPDU, Markers stripped. */
-    private final ByteBuffer fpdu = ByteBuffer.allocateDirect(
-            MpaFpdu.ULPDU_LENGTH_LENGTH + MpaFpdu.MAX_ULPDU_LENGTH_FIELD + 3);
-    private final MemorySegment fpduSegment = MemorySegment.ofBuffer(fpdu);
+    /**
+     * ULPDU_Length, ULPDU and PAD of the current FPDU, Markers stripped (and, without Markers, its CRC): made on the
+     * first FPDU that has to be copied, so a stream whose FPDUs arrive whole needs none.
+     */
+    private ByteBuffer fpdu;
+    private MemorySegment fpduSegment;
+    /** The last input handed to the fast path, a view of it and its memory: asked for again on every read. */
+    private ByteBuffer input;
+    private ByteBuffer inputView;
+    private MemorySegment inputSegment;
+    private String detail = "";
     private final byte[] marker = new byte[MpaFpdu.MARKER_LENGTH];
     private final CRC32C crc = new CRC32C();
 
@@ -64,6 +77,11 @@ public final class MpaDeframer {
         return status;
     }
 
+    /** What the first error was, for a person: where, and the CRC values; empty while there is none. */
+    public String detail() {
+        return detail;
+    }
+
     /** Octets consumed so far in Full Operation, Markers included. */
     public long position() {
         return position;
@@ -81,6 +99,9 @@ public final class MpaDeframer {
      *         {@link DecodeStatus#MPA_MARKER}); after an error all input is discarded
      */
     public DecodeStatus receive(ByteBuffer source) {
+        if (!markers) {
+            return receiveInPlace(source);
+        }
         while (status.ok() && source.hasRemaining()) {
             int inInterval = (int) (position % MpaFpdu.MARKER_INTERVAL);
             if (markers && inInterval < MpaFpdu.MARKER_LENGTH) {
@@ -98,6 +119,84 @@ public final class MpaDeframer {
             source.position(source.limit());
         }
         return status;
+    }
+
+    /**
+     * Without Markers: hands over every FPDU that lies whole in {@code source} where it lies (the segment the handler
+     * gets covers all of {@code source}'s memory: offsets are {@code source}'s indices), and copies one cut short by
+     * the end of the input to complete it from the next.
+     */
+    private DecodeStatus receiveInPlace(ByteBuffer source) {
+        while (status.ok() && source.hasRemaining()) {
+            if (fill > 0) {
+                completeCopied(source);
+                continue;
+            }
+            int at = source.position();
+            int available = source.remaining();
+            if (available < MpaFpdu.ULPDU_LENGTH_LENGTH) {
+                copy(source, available);
+                break;
+            }
+            int length = ((source.get(at) & 0xFF) << 8) | (source.get(at + 1) & 0xFF);
+            int covered = MpaFpdu.ULPDU_LENGTH_LENGTH + length + MpaFpdu.padLength(length);
+            if (available < covered + MpaFpdu.CRC_LENGTH) {
+                copy(source, available); // the rest comes with the next input
+                break;
+            }
+            ByteBuffer view = view(source);
+            if (crcChecked && !crcMatches(view, at, covered, MpaFpdu.crcField(source, at + covered))) {
+                break;
+            }
+            source.position(at + covered + MpaFpdu.CRC_LENGTH);
+            position += covered + MpaFpdu.CRC_LENGTH;
+            handler.onUlpdu(inputSegment, at + MpaFpdu.ULPDU_LENGTH_LENGTH, length);
+        }
+        if (!status.ok()) {
+            source.position(source.limit());
+        }
+        return status;
+    }
+
+    /** Completes the copied FPDU from {@code source}, and hands it over once whole and checked. */
+    private void completeCopied(ByteBuffer source) {
+        int need = fill < MpaFpdu.ULPDU_LENGTH_LENGTH ? MpaFpdu.ULPDU_LENGTH_LENGTH
+                : MpaFpdu.fpduLength(fpdu.getShort(0) & 0xFFFF);
+        copy(source, Math.min(need - fill, source.remaining()));
+        if (fill < need || fill == MpaFpdu.ULPDU_LENGTH_LENGTH) {
+            return; // more to come, or the length is in and the rest follows
+        }
+        int length = fpdu.getShort(0) & 0xFFFF;
+        int covered = MpaFpdu.ULPDU_LENGTH_LENGTH + length + MpaFpdu.padLength(length);
+        fill = 0;
+        if (!crcChecked || crcMatches(fpdu.duplicate(), 0, covered, MpaFpdu.crcField(fpdu, covered))) {
+            handler.onUlpdu(fpduSegment, MpaFpdu.ULPDU_LENGTH_LENGTH, length);
+        }
+    }
+
+    /** Whether the CRC32c over {@code covered} octets at {@code at} of {@code view} is {@code received}. */
+    private boolean crcMatches(ByteBuffer view, int at, int covered, int received) {
+        view.limit(at + covered).position(at);
+        crc.reset();
+        crc.update(view);
+        int computed = (int) crc.getValue();
+        if (received == computed) {
+            return true;
+        }
+        status = DecodeStatus.MPA_CRC;
+        detail = String.format("CRC mismatch in the FPDU at stream octet %d: received 0x%08x, computed 0x%08x",
+                position, received, computed);
+        return false;
+    }
+
+    /** A view of {@code source} (and its memory from index 0), made again only when the input changes. */
+    private ByteBuffer view(ByteBuffer source) {
+        if (source != input) {
+            input = source;
+            inputView = source.duplicate();
+            inputSegment = MemorySegment.ofBuffer(source.duplicate().clear());
+        }
+        return inputView;
     }
 
     private void readMarker(ByteBuffer source, int have) {
@@ -119,6 +218,8 @@ public final class MpaDeframer {
         }
         if (pointer != expected) {
             status = DecodeStatus.MPA_MARKER;
+            detail = "a Marker at stream octet " + markerStart + " points " + pointer + " back, the FPDU started "
+                    + expected + " back";
             return;
         }
         if (phase != READING_CRC || crcFill == 0) {
@@ -165,6 +266,8 @@ public final class MpaDeframer {
         }
         if (crcChecked && receivedCrc != (int) crc.getValue()) {
             status = DecodeStatus.MPA_CRC;
+            detail = String.format("CRC mismatch in the FPDU at stream octet %d: received 0x%08x, computed 0x%08x",
+                    header, receivedCrc, (int) crc.getValue());
             return;
         }
         phase = READING_LENGTH;
@@ -174,13 +277,22 @@ public final class MpaDeframer {
         handler.onUlpdu(fpduSegment, MpaFpdu.ULPDU_LENGTH_LENGTH, ulpduLength);
     }
 
-    /** Moves {@code count} octets of the current FPDU from {@code source} into {@link #fpdu} and the CRC. */
+    /**
+     * Moves {@code count} octets of the current FPDU from {@code source} into {@link #fpdu} (and, with Markers, into
+     * the CRC, which is computed as the FPDU comes; without, it is computed once the FPDU is whole).
+     */
     private void copy(ByteBuffer source, int count) {
+        if (fpdu == null) {
+            fpdu = ByteBuffer.allocateDirect(LARGEST_FPDU);
+            fpduSegment = MemorySegment.ofBuffer(fpdu);
+        }
         fpdu.put(fill, source, source.position(), count);
         source.position(source.position() + count);
-        fpdu.limit(fill + count).position(fill);
-        crc.update(fpdu);
-        fpdu.clear();
+        if (markers) {
+            fpdu.limit(fill + count).position(fill);
+            crc.update(fpdu);
+            fpdu.clear();
+        }
         fill += count;
         position += count;
     }

@@ -1,7 +1,13 @@
 package org.rddp.mpa;
 
-/** Sizes and formulas of the MPA FPDU (RFC 5044 §4.1, §4.2, §4.5). */
+/** Sizes, formulas and the CRC field's octet order of the MPA FPDU (RFC 5044 §4.1, §4.2, §4.4, §4.5). */
 public final class MpaFpdu {
+    /**
+     * The CRC field: the CRC32c value least significant octet first, as the hex dumps of RFC 5044 §4.4 show (not
+     * network order). Every reader and writer of the field goes through this layout.
+     */
+    public static final java.lang.foreign.ValueLayout.OfInt CRC_FIELD = java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED
+            .withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
     /** Octets of the ULPDU_Length field. */
     public static final int ULPDU_LENGTH_LENGTH = 2;
     /** Octets of the CRC field, present in every FPDU whether CRCs are in use or not. */
@@ -21,6 +27,18 @@ public final class MpaFpdu {
     public static final int MAX_ULPDU_LENGTH_FIELD = 0xFFFF;
 
     private MpaFpdu() {
+    }
+
+    /** The CRC field at absolute {@code index} of {@code buffer} (whatever the buffer's own order). */
+    public static int crcField(java.nio.ByteBuffer buffer, int index) {
+        return buffer.get(index) & 0xFF | (buffer.get(index + 1) & 0xFF) << 8 | (buffer.get(index + 2) & 0xFF) << 16
+                | buffer.get(index + 3) << 24;
+    }
+
+    /** Writes {@code crc} as the CRC field at absolute {@code index} of {@code buffer}. */
+    public static void putCrcField(java.nio.ByteBuffer buffer, int index, int crc) {
+        buffer.put(index, (byte) crc).put(index + 1, (byte) (crc >>> 8)).put(index + 2, (byte) (crc >>> 16))
+                .put(index + 3, (byte) (crc >>> 24));
     }
 
     /** PAD octets after a ULPDU of {@code ulpduLength}: makes 2 + ULPDU + PAD a multiple of 4. */

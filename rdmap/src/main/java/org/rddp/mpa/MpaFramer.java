@@ -1,5 +1,6 @@
 package org.rddp.mpa;
 
+import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.util.zip.CRC32C;
 
@@ -10,7 +11,11 @@ import java.util.zip.CRC32C;
  *
  * <p>Stream positions count from the first octet of Full Operation in this direction (SeqStart of §4.3), so
  * the first FPDU is preceded by a Marker with FPDUPTR 0 when Markers are on. The CRC value is written least
- * significant octet first, as the hex dumps of RFC 5044 §4.4 show.
+ * significant octet first, as the hex dumps of RFC 5044 §4.4 show ({@link MpaFpdu#putCrcField}).
+ *
+ * <p>A sending stream frames through {@link #frame(MemorySegment, long, int, MemorySegment, long, int, ByteBuffer)},
+ * which takes the DDP segment's header and payload where they lie, or, for an FPDU whose payload is sent in place
+ * (without Markers), {@link #frameAround} builds the parts before and after it.
  */
 public final class MpaFramer {
     private final boolean markers;
@@ -47,6 +52,80 @@ public final class MpaFramer {
     }
 
     /**
+     * Frames a ULPDU made of {@code headerLength} octets of {@code header} then {@code payloadLength} of
+     * {@code payload} into {@code destination} at its position, which advances; nothing is copied twice.
+     *
+     * @return octets written, {@link #wireLength(int)} of the ULPDU
+     * @throws IllegalArgumentException as {@link #frame(ByteBuffer, ByteBuffer)}
+     */
+    public int frame(MemorySegment header, long headerOffset, int headerLength, MemorySegment payload,
+            long payloadOffset, int payloadLength, ByteBuffer destination) {
+        int ulpduLength = headerLength + payloadLength;
+        int wireLength = checkedWireLength(ulpduLength, destination);
+        if (markers) {
+            return frame(ulpduLength, destination, wireLength, header, headerOffset, headerLength, payload,
+                    payloadOffset, payloadLength);
+        }
+        int start = destination.position();
+        MemorySegment memory = MemorySegment.ofBuffer(destination.duplicate().clear());
+        destination.putShort((short) ulpduLength);
+        MemorySegment.copy(header, headerOffset, memory, start + MpaFpdu.ULPDU_LENGTH_LENGTH, headerLength);
+        MemorySegment.copy(payload, payloadOffset, memory, start + MpaFpdu.ULPDU_LENGTH_LENGTH + headerLength,
+                payloadLength);
+        int end = start + MpaFpdu.ULPDU_LENGTH_LENGTH + ulpduLength;
+        for (int pad = MpaFpdu.padLength(ulpduLength); pad > 0; pad--) {
+            destination.put(end++, (byte) 0);
+        }
+        int value = 0;
+        if (crcEnabled) {
+            crc.reset();
+            crc.update(destination.duplicate().limit(end).position(start));
+            value = (int) crc.getValue();
+        }
+        MpaFpdu.putCrcField(destination, end, value);
+        destination.position(end + MpaFpdu.CRC_LENGTH);
+        position += wireLength;
+        return wireLength;
+    }
+
+    /**
+     * For an FPDU whose payload leaves in place (a gathering write), without Markers: puts the ULPDU_Length and the
+     * {@code headerLength}-octet header into {@code head}, and PAD and CRC into {@code tail}, the CRC covering head,
+     * {@code body} (the payload, position to limit) and PAD; every buffer is left flipped, ready to write.
+     */
+    public void frameAround(MemorySegment header, long headerOffset, int headerLength, ByteBuffer body,
+            ByteBuffer head, ByteBuffer tail) {
+        if (markers) {
+            throw new IllegalStateException("an FPDU with Markers is framed whole: its Markers fall inside the payload");
+        }
+        int ulpduLength = headerLength + body.remaining();
+        if (ulpduLength > MpaFpdu.MAX_ULPDU) {
+            throw new IllegalArgumentException("ULPDU of " + ulpduLength + " octets exceeds " + MpaFpdu.MAX_ULPDU
+                    + " (RFC 5044 §3)");
+        }
+        head.clear(); // its memory from index 0: the view below starts at the position
+        MemorySegment.copy(header, headerOffset, MemorySegment.ofBuffer(head), MpaFpdu.ULPDU_LENGTH_LENGTH,
+                headerLength);
+        head.putShort(0, (short) ulpduLength);
+        head.limit(MpaFpdu.ULPDU_LENGTH_LENGTH + headerLength).position(0);
+        tail.clear();
+        for (int pad = MpaFpdu.padLength(ulpduLength); pad > 0; pad--) {
+            tail.put((byte) 0);
+        }
+        int value = 0;
+        if (crcEnabled) {
+            crc.reset();
+            crc.update(head.duplicate());
+            crc.update(body.duplicate());
+            crc.update(tail.duplicate().flip());
+            value = (int) crc.getValue();
+        }
+        MpaFpdu.putCrcField(tail, tail.position(), value);
+        tail.limit(tail.position() + MpaFpdu.CRC_LENGTH).position(0);
+        position += MpaFpdu.fpduLength(ulpduLength);
+    }
+
+    /**
      * Frames the remaining octets of {@code ulpdu} into {@code destination} and advances both buffers.
      *
      * @return octets written, {@link #wireLength(int)} of the ULPDU
@@ -55,6 +134,13 @@ public final class MpaFramer {
      */
     public int frame(ByteBuffer ulpdu, ByteBuffer destination) {
         int ulpduLength = ulpdu.remaining();
+        int wireLength = checkedWireLength(ulpduLength, destination);
+        MemorySegment octets = MemorySegment.ofBuffer(ulpdu);
+        ulpdu.position(ulpdu.limit());
+        return frame(ulpduLength, destination, wireLength, octets, 0, ulpduLength, octets, 0, 0);
+    }
+
+    private int checkedWireLength(int ulpduLength, ByteBuffer destination) {
         if (ulpduLength > MpaFpdu.MAX_ULPDU) {
             throw new IllegalArgumentException("ULPDU of " + ulpduLength + " octets exceeds " + MpaFpdu.MAX_ULPDU
                     + " (RFC 5044 §3)");
@@ -64,6 +150,12 @@ public final class MpaFramer {
             throw new IllegalArgumentException("FPDU needs " + wireLength + " octets, destination has "
                     + destination.remaining());
         }
+        return wireLength;
+    }
+
+    /** Frames the ULPDU made of the two parts, Markers inserted where due. */
+    private int frame(int ulpduLength, ByteBuffer destination, int wireLength, MemorySegment first, long firstOffset,
+            int firstLength, MemorySegment second, long secondOffset, int secondLength) {
         int start = destination.position();
         if (markerDue()) {
             putMarker(destination, 0); // falls between FPDUs: belongs to, and is covered by the CRC of, this one
@@ -71,29 +163,30 @@ public final class MpaFramer {
         long header = position;
         destination.putShort((short) ulpduLength);
         position += MpaFpdu.ULPDU_LENGTH_LENGTH;
-        putBody(ulpdu, ulpduLength, destination, header);
-        putBody(null, MpaFpdu.padLength(ulpduLength), destination, header);
+        putBody(first, firstOffset, firstLength, destination, header);
+        putBody(second, secondOffset, secondLength, destination, header);
+        putBody(null, 0, MpaFpdu.padLength(ulpduLength), destination, header);
         if (markerDue()) {
             putMarker(destination, (int) (position - header)); // right after the PAD: covered by the CRC
         }
         int value = 0;
+        int end = destination.position();
         if (crcEnabled) {
-            int end = destination.position();
-            int limit = destination.limit();
-            destination.limit(end).position(start);
             crc.reset();
-            crc.update(destination); // leaves the position at end
-            destination.limit(limit);
+            crc.update(destination.duplicate().limit(end).position(start));
             value = (int) crc.getValue();
         }
-        destination.putInt(Integer.reverseBytes(value));
+        MpaFpdu.putCrcField(destination, end, value);
+        destination.position(end + MpaFpdu.CRC_LENGTH);
         position += MpaFpdu.CRC_LENGTH;
-        return destination.position() - start;
+        assert destination.position() - start == wireLength;
+        return wireLength;
     }
 
     /** Copies {@code count} octets of {@code source} (zeros if null) with Markers at every interval boundary. */
-    private void putBody(ByteBuffer source, int count, ByteBuffer destination, long header) {
+    private void putBody(MemorySegment source, long offset, int count, ByteBuffer destination, long header) {
         int left = count;
+        long from = offset;
         while (left > 0) {
             if (markerDue()) {
                 putMarker(destination, (int) (position - header));
@@ -105,9 +198,9 @@ public final class MpaFramer {
                     destination.put((byte) 0);
                 }
             } else {
-                destination.put(destination.position(), source, source.position(), chunk);
+                MemorySegment.copy(source, from, MemorySegment.ofBuffer(destination), 0, chunk);
                 destination.position(destination.position() + chunk);
-                source.position(source.position() + chunk);
+                from += chunk;
             }
             position += chunk;
             left -= chunk;

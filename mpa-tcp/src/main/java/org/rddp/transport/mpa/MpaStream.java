@@ -4,11 +4,9 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.zip.CRC32C;
 import org.rddp.error.MpaError;
 import org.rddp.error.TerminateCause;
 import org.rddp.llp.LlpParameters;
@@ -20,37 +18,33 @@ import org.rddp.mpa.MpaFramer;
 import org.rddp.wire.DecodeStatus;
 
 /**
- * One DDP stream over one TCP connection in MPA Full Operation (RFC 5044 §4-§6, §8).
+ * One DDP stream over one TCP connection in MPA Full Operation (RFC 5044 §4-§6, §8). FPDUs are made and taken apart
+ * by the tested codec only: {@link MpaFramer} and {@link MpaDeframer}, Markers a mode of each.
  *
- * <p>Sending: an FPDU with up to {@value #STAGED_PAYLOAD} octets of payload is built whole in the pending buffer
- * (one copy, CRC32c computed over it there) and held until the engine {@linkplain #flush() flushes} or the buffer
- * fills, so that the FPDUs of a message cut to the MULPDU of a 1500-octet path (about 1.4 KiB each), or many
- * small messages, leave in one write rather than a system call each. A larger FPDU is the 2-octet ULPDU_Length
- * and the segment's header in one small buffer, the payload as a view of the registered memory, and PAD and CRC
- * in another: one gathering write together with what is held, CRC32c computed over the parts in place, no copy
- * unless TCP takes only part of it (the rest is copied to the pending buffer, and the stream pushes back until
- * the socket took it). With Markers asked for by the peer, FPDUs are built by {@link MpaFramer} into the pending
- * buffer instead.
+ * <p>Sending: an FPDU with up to {@value #STAGED_PAYLOAD} octets of payload (or any, with Markers) is framed whole
+ * into the pending buffer (one copy, CRC32c computed over it there) and held until the engine {@linkplain #flush()
+ * flushes} or the buffer fills, so that the FPDUs of a message cut to the MULPDU of a 1500-octet path (about 1.4 KiB
+ * each), or many small messages, leave in one write rather than a system call each. A larger FPDU is framed around its
+ * payload ({@link MpaFramer#frameAround}): the 2-octet ULPDU_Length and the segment's header in one small buffer, the
+ * payload as a view of the registered memory, PAD and CRC in another, one gathering write together with what is
+ * held, no copy unless TCP takes only part of it (the rest is copied to the pending buffer, and the stream pushes back
+ * until the socket took it).
  *
- * <p>Receiving: reads go into one large buffer, and FPDUs are found, CRC-checked and handed to DDP where they lie,
- * so the only copy in user space is DDP's placement into the registered region, after the CRC passed. Placing
- * straight from the socket into the region would skip that copy but place octets whose CRC is not yet known:
- * RFC 5044 §6 has the receiver verify an FPDU before DDP sees it, and bad data must never reach a region. With
- * Markers the stream goes through {@link MpaDeframer}, which strips them.
+ * <p>Receiving: reads go into the loop's read buffer, shared by every stream on the loop; the deframer hands each FPDU
+ * that lies whole in it to DDP where it lies once its CRC is checked, and keeps a copy of one cut short by the end of
+ * the read. So the only copy in user space is DDP's placement into the registered region, after the CRC passed.
+ * Placing straight from the socket into the region would skip that copy but place octets whose CRC is not yet known:
+ * RFC 5044 §6 has the receiver verify an FPDU before DDP sees it, and bad data must never reach a region.
  *
  * <p>Threads: the stream lives on one {@link org.rddp.loop.Loop}, whose {@link SelectorPoller} watches its socket;
  * everything here runs on that loop's thread. It always watches for reads, even after an error, when what comes
  * is discarded: the peer's FIN or reset must still be seen.
  */
 final class MpaStream implements LlpStream, SelectorPoller.Handler {
-    private static final int READ_CAPACITY = 1 << 19;
-    private static final int PENDING_CAPACITY = 1 << 18;
-    private static final int LARGEST_FPDU = MpaFpdu.fpduLength(MpaFpdu.MAX_ULPDU_LENGTH_FIELD);
+    private static final int PENDING_CAPACITY = 1 << 17;
     private static final int LARGEST_HEADER = 512;
     /** Payloads up to this size are copied into the pending buffer with their header and held for one write. */
     private static final int STAGED_PAYLOAD = 16 * 1024;
-    private static final java.lang.foreign.ValueLayout.OfInt CRC_LAYOUT = java.lang.foreign.ValueLayout
-            .JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final AtomicInteger NAMES = new AtomicInteger();
 
     private final SocketChannel channel;
@@ -63,25 +57,13 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
     private SelectionKey key;
     private final String name;
 
-    private final CRC32C sendCrc = new CRC32C();
     private final ByteBuffer head = ByteBuffer.allocateDirect(MpaFpdu.ULPDU_LENGTH_LENGTH + LARGEST_HEADER);
-    private final MemorySegment headSegment = MemorySegment.ofBuffer(head);
-    private final ByteBuffer tail = ByteBuffer.allocateDirect(8).order(ByteOrder.LITTLE_ENDIAN);
+    private final ByteBuffer tail = ByteBuffer.allocateDirect(8);
     private final ByteBuffer[] gather = new ByteBuffer[4];
     /** What is to be written, in stream order: held FPDUs, or what TCP did not take yet ({@link #pendingWrites}). */
     private final ByteBuffer pending = ByteBuffer.allocateDirect(PENDING_CAPACITY);
-    private final MemorySegment pendingSegment = MemorySegment.ofBuffer(pending);
-    private final ByteBuffer pendingView = pending.duplicate();
     private final MpaFramer framer;
-    private final ByteBuffer ulpdu;
-
-    private final ByteBuffer in = ByteBuffer.allocateDirect(READ_CAPACITY);
-    private final ByteBuffer inView = in.duplicate();
-    private final ByteBuffer inCrc = in.duplicate().order(ByteOrder.LITTLE_ENDIAN);
-    private final MemorySegment inSegment = MemorySegment.ofBuffer(in);
-    private final CRC32C receiveCrc = new CRC32C();
     private final MpaDeframer deframer;
-    private int readAt;
 
     private final java.util.function.Consumer<MpaStream> onShut;
     private LlpSink sink;
@@ -117,9 +99,8 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
         this.markersIn = markersIn;
         this.crc = crc;
         this.name = "mpa-" + NAMES.incrementAndGet();
-        this.framer = markersOut ? new MpaFramer(true, crc) : null;
-        this.ulpdu = markersOut ? ByteBuffer.allocateDirect(MpaFpdu.MAX_ULPDU) : null;
-        this.deframer = markersIn ? new MpaDeframer(true, crc, this::deliver) : null;
+        this.framer = new MpaFramer(markersOut, crc);
+        this.deframer = new MpaDeframer(markersIn, crc, this::deliver);
         this.poller = poller;
         channel.configureBlocking(false);
         channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
@@ -190,14 +171,11 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
         }
     }
 
+    /** Reads into the loop's read buffer until the socket is empty, handing what came to the deframer. */
     private void readAll() throws IOException {
+        ByteBuffer in = poller.readBuffer();
         while (!down) {
-            if (in.remaining() < LARGEST_FPDU && readAt > 0) {
-                in.limit(in.position()).position(readAt);
-                in.compact(); // a partial FPDU moves to the front; the next read completes it
-                readAt = 0;
-            }
-            int room = in.remaining();
+            in.clear();
             int read = channel.read(in);
             if (read < 0) {
                 peerClosed();
@@ -207,55 +185,17 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
                 return;
             }
             octetsMoved += read;
-            boolean drained = read < room; // a short read emptied the socket: no second read to learn that
-            if (receiveFailed) {
-                in.clear(); // after an MPA error nothing more is delivered (RFC 5044 §8): read only to see the close
-                readAt = 0;
-            } else if (markersIn) {
-                inView.limit(in.position()).position(readAt);
-                DecodeStatus status = deframer.receive(inView);
-                in.clear();
-                readAt = 0;
+            boolean drained = in.hasRemaining(); // a short read emptied the socket: no second read to learn that
+            in.flip();
+            if (!receiveFailed) { // after an MPA error nothing more is delivered (RFC 5044 §8): read only to see the close
+                DecodeStatus status = deframer.receive(in);
                 if (!status.ok()) {
-                    fail(status.terminateCause().orElse(MpaError.CRC_ERROR), status == DecodeStatus.MPA_CRC
-                            ? "CRC mismatch" : "a Marker disagrees with the ULPDU_Length");
+                    fail(status.terminateCause().orElse(MpaError.CRC_ERROR), deframer.detail());
                 }
-            } else {
-                parse();
             }
             if (drained) {
                 return;
             }
-        }
-    }
-
-    /** Hands over every whole FPDU in the buffer, checked in place. */
-    private void parse() {
-        int end = in.position();
-        while (end - readAt >= MpaFpdu.ULPDU_LENGTH_LENGTH && !receiveFailed && !down) {
-            int length = in.getShort(readAt) & 0xFFFF;
-            int covered = MpaFpdu.ULPDU_LENGTH_LENGTH + length + MpaFpdu.padLength(length);
-            if (end - readAt < covered + MpaFpdu.CRC_LENGTH) {
-                break;
-            }
-            if (crc) {
-                inView.limit(readAt + covered).position(readAt);
-                receiveCrc.reset();
-                receiveCrc.update(inView);
-                int received = inCrc.getInt(readAt + covered); // least significant octet first (§4.4)
-                if (received != (int) receiveCrc.getValue()) {
-                    fail(MpaError.CRC_ERROR, String.format("CRC mismatch in the FPDU at stream octet %d: "
-                            + "received 0x%08x, computed 0x%08x", readAt, received, (int) receiveCrc.getValue()));
-                    return;
-                }
-            }
-            int ulpduAt = readAt + MpaFpdu.ULPDU_LENGTH_LENGTH;
-            readAt += covered + MpaFpdu.CRC_LENGTH;
-            sink.onSegment(inSegment, ulpduAt, length, false);
-        }
-        if (readAt == in.position()) {
-            in.clear();
-            readAt = 0;
         }
     }
 
@@ -315,70 +255,18 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
             wantWritable = true;
             return BACK_PRESSURED;
         }
-        if (markersOut) {
-            return sendWithMarkers(header, headerOffset, headerLength, payload, payloadOffset, payloadLength);
-        }
-        int pad = MpaFpdu.padLength(ulpduLength);
-        // room for the whole FPDU: a staged one is built there, and of a larger one TCP may take nothing
-        int room = makeRoom(MpaFpdu.ULPDU_LENGTH_LENGTH + ulpduLength + pad + MpaFpdu.CRC_LENGTH);
+        // room for the whole FPDU: a staged one is framed there, and of a larger one TCP may take nothing
+        int room = makeRoom(framer.wireLength(ulpduLength));
         if (room != SENT) {
             return room;
         }
-        if (payloadLength <= STAGED_PAYLOAD) {
-            stage(header, headerOffset, headerLength, payload, payloadOffset, payloadLength, pad);
-            return SENT;
+        if (markersOut || payloadLength <= STAGED_PAYLOAD) {
+            framer.frame(header, headerOffset, headerLength, payload, payloadOffset, payloadLength, pending);
+            return SENT; // held until flush (the Markers follow the stream's octets anyway)
         }
-        head.clear();
-        head.putShort((short) ulpduLength);
-        MemorySegment.copy(header, headerOffset, headSegment, MpaFpdu.ULPDU_LENGTH_LENGTH, headerLength);
-        head.limit(MpaFpdu.ULPDU_LENGTH_LENGTH + headerLength).position(0);
         ByteBuffer body = payload.asSlice(payloadOffset, payloadLength).asByteBuffer();
-        tail.clear();
-        for (int i = 0; i < pad; i++) {
-            tail.put((byte) 0);
-        }
-        int value = 0;
-        if (crc) {
-            sendCrc.reset();
-            sendCrc.update(head);
-            head.position(0);
-            sendCrc.update(body);
-            body.position(0);
-            tail.flip();
-            sendCrc.update(tail);
-            tail.limit(tail.capacity()).position(pad);
-            value = (int) sendCrc.getValue();
-        }
-        tail.putInt(value); // least significant octet first (§4.4)
-        tail.flip();
+        framer.frameAround(header, headerOffset, headerLength, body, head, tail);
         return writeBehindHeld(head, body, tail);
-    }
-
-    /**
-     * Builds an FPDU in the pending buffer, where it is held until {@link #flush()}: the length, the header, the
-     * payload, PAD, and the CRC computed over the copy.
-     */
-    private void stage(MemorySegment header, long headerOffset, int headerLength, MemorySegment payload,
-            long payloadOffset, int payloadLength, int pad) {
-        int start = pending.position();
-        int at = start + MpaFpdu.ULPDU_LENGTH_LENGTH;
-        pending.putShort(start, (short) (headerLength + payloadLength));
-        MemorySegment.copy(header, headerOffset, pendingSegment, at, headerLength);
-        at += headerLength;
-        MemorySegment.copy(payload, payloadOffset, pendingSegment, at, payloadLength);
-        at += payloadLength;
-        for (int i = 0; i < pad; i++) {
-            pending.put(at++, (byte) 0);
-        }
-        int value = 0;
-        if (crc) {
-            pendingView.limit(at).position(start);
-            sendCrc.reset();
-            sendCrc.update(pendingView);
-            value = (int) sendCrc.getValue();
-        }
-        pendingSegment.set(CRC_LAYOUT, at, value); // least significant octet first (§4.4)
-        pending.position(at + MpaFpdu.CRC_LENGTH);
     }
 
     /** Makes room for {@code wire} more octets in the pending buffer, writing what it holds if it must. */
@@ -432,22 +320,6 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
         if (pendingWrites) {
             watch();
         }
-        return SENT;
-    }
-
-    private int sendWithMarkers(MemorySegment header, long headerOffset, int headerLength, MemorySegment payload,
-            long payloadOffset, int payloadLength) {
-        int ulpduLength = headerLength + payloadLength;
-        int room = makeRoom(framer.wireLength(ulpduLength));
-        if (room != SENT) {
-            return room;
-        }
-        MemorySegment scratch = MemorySegment.ofBuffer(ulpdu);
-        MemorySegment.copy(header, headerOffset, scratch, 0, headerLength);
-        MemorySegment.copy(payload, payloadOffset, scratch, headerLength, payloadLength);
-        ulpdu.limit(ulpduLength).position(0);
-        framer.frame(ulpdu, pending); // held like any staged FPDU: the Markers follow the stream's octets anyway
-        ulpdu.clear();
         return SENT;
     }
 

@@ -2,6 +2,7 @@ package org.rddp.transport.mpa;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SelectableChannel;
 import java.nio.channels.SelectionKey;
@@ -33,8 +34,11 @@ final class SelectorPoller implements Poller {
 
     /** Streams a loop tries directly each cycle; a loop with more asks the selector which are ready. */
     static final int DIRECT_LIMIT = 4;
+    /** The loop's read buffer: every stream reads into it, and nothing stays in it between reads. */
+    private static final int READ_CAPACITY = 1 << 19;
 
     private final Selector selector;
+    private ByteBuffer readBuffer;
     private Handler[] handlers = new Handler[4];
     private int count;
     /** A stream left: its channel's close completes only at the selector's next selection (NIO defers it). */
@@ -77,6 +81,17 @@ final class SelectorPoller implements Poller {
                 return;
             }
         }
+    }
+
+    /**
+     * The buffer every stream of the loop reads into (one at a time: the loop has one thread), made on first use.
+     * A stream hands all it read to its deframer before the next one reads.
+     */
+    ByteBuffer readBuffer() {
+        if (readBuffer == null) {
+            readBuffer = ByteBuffer.allocateDirect(READ_CAPACITY);
+        }
+        return readBuffer;
     }
 
     /** Channels registered now. Loop thread. */
