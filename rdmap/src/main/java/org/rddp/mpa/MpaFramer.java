@@ -96,7 +96,7 @@ public final class MpaFramer {
     public void frameAround(MemorySegment header, long headerOffset, int headerLength, ByteBuffer body,
             ByteBuffer head, ByteBuffer tail) {
         if (markers) {
-            throw new IllegalStateException("an FPDU with Markers is framed whole: its Markers fall inside the payload");
+            throw new IllegalStateException("an FPDU with Markers is framed whole: Markers fall inside its payload");
         }
         int ulpduLength = headerLength + body.remaining();
         if (ulpduLength > MpaFpdu.MAX_ULPDU) {
