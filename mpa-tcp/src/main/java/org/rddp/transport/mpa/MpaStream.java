@@ -187,7 +187,7 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
             octetsMoved += read;
             boolean drained = in.hasRemaining(); // a short read emptied the socket: no second read to learn that
             in.flip();
-            if (!receiveFailed) { // after an MPA error nothing more is delivered (RFC 5044 §8): read only to see the close
+            if (!receiveFailed) { // after an MPA error nothing is delivered (RFC 5044 §8): read only to see the close
                 DecodeStatus status = deframer.receive(in);
                 if (!status.ok()) {
                     fail(status.terminateCause().orElse(MpaError.CRC_ERROR), deframer.detail());
