@@ -63,12 +63,13 @@ class ThousandConnectionsOnOneLoopTest {
         List<QueuePair> initiators = new ArrayList<>();
         List<QueuePair> responders = new ArrayList<>();
         ConcurrentHashMap<Integer, QueuePair> byNumber = new ConcurrentHashMap<>();
+        List<CompletableFuture<Connection>> accepted = new java.util.concurrent.CopyOnWriteArrayList<>();
         try (MpaConnectionManager initiator = new MpaConnectionManager(MpaOptions.defaults(), loopback);
                 MpaConnectionManager responder = new MpaConnectionManager(MpaOptions.defaults(), loopback);
                 Listener listener = responder.listen(new InetSocketAddress(loopback, 0), request -> {
                     QueuePair qp = pd.createQueuePair(QpAttributes.of(responderCq, 4, 1));
                     byNumber.put(qp.number(), qp);
-                    request.accept(qp, new AcceptOptions(PrivateData.EMPTY, 1, 1));
+                    accepted.add(request.accept(qp, new AcceptOptions(PrivateData.EMPTY, 1, 1)));
                 })) {
             // connections set up 50 at a time: each setup still takes a thread of the manager's for its startup
             for (int batch = 0; batch < CONNECTIONS; batch += 50) {
@@ -82,8 +83,12 @@ class ThousandConnectionsOnOneLoopTest {
                     each.get(30, TimeUnit.SECONDS);
                 }
             }
-            assertThat(((SelectorPoller) initiator.loops().getFirst().poller()).registered()).isEqualTo(CONNECTIONS);
-            assertThat(((SelectorPoller) responder.loops().getFirst().poller()).registered()).isEqualTo(CONNECTIONS);
+            assertThat(accepted).hasSize(CONNECTIONS);
+            for (CompletableFuture<Connection> each : accepted) {
+                each.get(30, TimeUnit.SECONDS);
+            }
+            assertThat(registered(initiator)).as("streams on the initiator's loop").isEqualTo(CONNECTIONS);
+            assertThat(registered(responder)).as("streams on the responder's loop").isEqualTo(CONNECTIONS);
             assertThat(Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().startsWith("mpa-loop"))
                     .count()).as("loop threads: one per manager").isEqualTo(2);
             assertThat(Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().startsWith("mpa-"))
@@ -146,6 +151,14 @@ class ThousandConnectionsOnOneLoopTest {
                         slot(i, 0)));
             }
         }
+    }
+
+    /** The streams on the manager's one loop, counted on that loop (after every stream start queued before). */
+    private static int registered(MpaConnectionManager manager) throws Exception {
+        org.rddp.loop.Loop loop = manager.loops().getFirst();
+        CompletableFuture<Integer> count = new CompletableFuture<>();
+        loop.execute(() -> count.complete(((SelectorPoller) loop.poller()).registered()));
+        return count.get(30, TimeUnit.SECONDS);
     }
 
     /** Where connection {@code i}'s block {@code which} (0: written and sent, 1: received) lies. */
