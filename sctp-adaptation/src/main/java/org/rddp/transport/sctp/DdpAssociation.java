@@ -102,7 +102,7 @@ final class DdpAssociation {
     /** A stream with no session, or null. Owner thread. */
     Session idleSession() {
         for (Session session : sessions) {
-            if (session.state == State.IDLE) {
+            if (session.state() == SessionStateMachine.State.IDLE) {
                 return session;
             }
         }
@@ -113,7 +113,7 @@ final class DdpAssociation {
     int pendingUlp() {
         int pending = 0;
         for (Session session : sessions) {
-            if (session.state == State.PENDING_ULP) {
+            if (session.state() == SessionStateMachine.State.PENDING_ULP) {
                 pending++;
             }
         }
@@ -210,32 +210,14 @@ final class DdpAssociation {
         });
     }
 
-    /** Session states of RFC 5043 §6 (derived from its legal sequences). */
-    enum State {
-        /** No session on the stream. */
-        IDLE,
-        /** Active side: Initiate sent, waiting for Accept, Reject or Terminate. */
-        INITIATE_SENT,
-        /** Passive side: Initiate received, the ULP decides. */
-        PENDING_ULP,
-        /** Accepted: DDP segments both ways. */
-        OPEN,
-        /** This side sent its Terminate; the peer's may still come. */
-        CLOSING,
-        /**
-         * This side ended the session over an illegal chunk; everything from the peer is dropped until its
-         * Terminate, so the stream is not reused while old chunks may be in flight (RFC 5043 §6.6).
-         */
-        DRAINING,
-    }
-
-    /** A DDP stream session on one pair of like-numbered SCTP streams; the LLP stream of one queue pair. */
-    final class Session implements LlpStream {
+    /**
+     * A DDP stream session on one pair of like-numbered SCTP streams, the LLP stream of one queue pair: the I/O shell
+     * of its {@link SessionStateMachine} (which decides what is legal) and of its {@link ResequencingWindow}.
+     */
+    final class Session implements LlpStream, SessionStateMachine.Effects {
         final int streamId;
-        State state = State.IDLE;
-        boolean enhanced;
+        private final SessionStateMachine machine = new SessionStateMachine(this);
         private int txSsn;
-        private boolean peerTerminated;
         private LlpSink sink;
         private volatile LlpParameters parameters;
         private boolean pressured;
@@ -253,26 +235,20 @@ final class DdpAssociation {
             return DdpAssociation.this;
         }
 
+        /** The session's state. Owner thread. */
+        SessionStateMachine.State state() {
+            return machine.state();
+        }
+
         /** Active side: sends an Initiate; {@code onResponse} gets the Accept, Reject or Terminate. Owner thread. */
         void initiate(SessionControl initiate, Consumer<SessionControl> onResponse) {
-            resetSequence();
-            enhanced = initiate instanceof SessionControl.EnhancedInitiate;
-            state = State.INITIATE_SENT;
             responseHandler = onResponse;
-            sendControl(initiate);
+            machine.initiate(initiate);
         }
 
         /** Passive side: answers the pending Initiate. Owner thread. */
         void answer(SessionControl response) {
-            if (state != State.PENDING_ULP) {
-                throw new IllegalStateException("stream " + streamId + " is " + state + ", not waiting for the ULP");
-            }
-            sendControl(response);
-            if (response instanceof SessionControl.Accept || response instanceof SessionControl.EnhancedAccept) {
-                state = State.OPEN;
-            } else {
-                endSession();
-            }
+            machine.answer(response);
         }
 
         /** Makes the session the LLP stream of a queue pair. Owner thread, session OPEN. */
@@ -280,18 +256,46 @@ final class DdpAssociation {
             this.parameters = negotiated;
         }
 
-        private void resetSequence() {
-            txSsn = 0;
-            window.reset(); // DDP-SSN 0 again, for the next session on this stream (RFC 5043 §6.1)
-            peerTerminated = false;
-            pendingControl.clear();
+        // ------------------------------------------------------------------ what the machine has done
+
+        @Override
+        public void send(SessionControl control) {
+            sendControl(control);
         }
 
-        private void endSession() {
-            state = State.IDLE;
-            sink = null;
+        @Override
+        public void initiated(SessionControl initiate) {
+            Listener current = listener;
+            if (current == null) {
+                machine.answer(new SessionControl.Terminate()); // nobody to ask: a non-ULP reject (§6.4)
+            } else {
+                current.onInitiate(this, initiate);
+            }
+        }
+
+        @Override
+        public void answered(SessionControl response) {
+            Consumer<SessionControl> waiting = responseHandler;
             responseHandler = null;
-            resetSequence();
+            if (waiting != null) {
+                waiting.accept(response);
+            }
+        }
+
+        @Override
+        public void ended(boolean graceful, String reason) {
+            LlpSink current = sink;
+            sink = null;
+            if (current != null) {
+                current.onClosed(graceful, reason);
+            }
+        }
+
+        @Override
+        public void startedOver() {
+            txSsn = 0;
+            window.reset(); // DDP-SSN 0 again, for the next session on this stream (RFC 5043 §6.1)
+            // control chunks still waiting for room are the old session's last words (its Terminate): they still go
         }
 
         void sendControl(SessionControl control) {
@@ -355,7 +359,7 @@ final class DdpAssociation {
         @Override
         public int send(MemorySegment header, long headerOffset, int headerLength, MemorySegment payload,
                 long payloadOffset, int payloadLength) {
-            if (down || state != State.OPEN) {
+            if (down || !machine.sending()) {
                 return CLOSED; // after the Session Terminate nothing more goes out (RFC 5043 §6.2)
             }
             int length = DdpSctp.DDP_SSN_LENGTH + headerLength + payloadLength;
@@ -390,50 +394,16 @@ final class DdpAssociation {
         /** The engine closes: a Session Terminate follows the last segment (RFC 5043 §6.2). */
         @Override
         public void close() {
-            if (state != State.OPEN) {
-                return;
-            }
-            state = State.CLOSING;
-            sendControl(new SessionControl.Terminate());
-            if (peerTerminated) {
-                finishClose();
-            }
+            machine.close();
         }
 
         @Override
         public void abort() {
-            if (state == State.OPEN || state == State.CLOSING) {
-                if (state == State.OPEN) {
-                    sendControl(new SessionControl.Terminate());
-                }
-                LlpSink current = sink;
-                endSession();
-                if (current != null) {
-                    current.onClosed(false, "aborted");
-                }
-            }
-        }
-
-        private void finishClose() {
-            LlpSink current = sink;
-            endSession();
-            if (current != null) {
-                current.onClosed(true, "session terminated by both sides");
-            }
+            machine.abort();
         }
 
         void lost(String reason) {
-            LlpSink current = sink;
-            Consumer<SessionControl> waiting = responseHandler;
-            state = State.IDLE;
-            sink = null;
-            responseHandler = null;
-            if (current != null) {
-                current.onClosed(false, reason);
-            }
-            if (waiting != null) {
-                waiting.accept(null);
-            }
+            machine.lost(reason);
         }
 
         // ------------------------------------------------------------------ receive
@@ -457,7 +427,7 @@ final class DdpAssociation {
                 illegal("PPID " + Integer.toUnsignedString(ppid) + " on a DDP association");
                 return;
             }
-            if (state == State.DRAINING) {
+            if (machine.state() == SessionStateMachine.State.DRAINING) {
                 drain(ppid, length);
                 return;
             }
@@ -466,7 +436,7 @@ final class DdpAssociation {
                 case DELIVER -> window.deliver(ppid, receiveBuffer, length, process);
                 case HOLD -> {
                     // tagged payload is placed as it arrives (RFC 5043 §10); the segment waits for its turn
-                    boolean placed = ppid == DdpSctp.PPID_DDP_SEGMENT && sink != null && state == State.OPEN
+                    boolean placed = ppid == DdpSctp.PPID_DDP_SEGMENT && sink != null && machine.sending()
                             && placer.place(sink, receiveBuffer, DdpSctp.DDP_SSN_LENGTH,
                                     length - DdpSctp.DDP_SSN_LENGTH);
                     window.hold(ssn, ppid, receiveBuffer, 0, length, placed);
@@ -482,10 +452,7 @@ final class DdpAssociation {
                 return;
             }
             try {
-                SessionControl control = SessionControlChunk.decode(receiveBuffer, 0, length).message();
-                if (control instanceof SessionControl.Terminate) {
-                    endSession();
-                }
+                machine.received(SessionControlChunk.decode(receiveBuffer, 0, length).message());
             } catch (MalformedFrameException e) {
                 // dropped like the rest
             }
@@ -493,11 +460,14 @@ final class DdpAssociation {
 
         private void process(int ppid, MemorySegment chunk, int length, boolean placed) {
             if (ppid == DdpSctp.PPID_DDP_SEGMENT) {
-                if (state != State.OPEN && state != State.CLOSING || sink == null || peerTerminated) {
-                    illegal("a DDP segment on stream " + streamId + " in state " + state);
-                    return;
+                if (machine.segment(streamId)) {
+                    if (sink == null) {
+                        illegal("a DDP segment on stream " + streamId + " before its queue pair took it");
+                        return;
+                    }
+                    sink.onSegment(chunk, DdpSctp.DDP_SSN_LENGTH, length - DdpSctp.DDP_SSN_LENGTH, placed);
                 }
-                sink.onSegment(chunk, DdpSctp.DDP_SSN_LENGTH, length - DdpSctp.DDP_SSN_LENGTH, placed);
+                lastIllegal = machine.lastIllegal();
                 return;
             }
             SessionControl control;
@@ -507,91 +477,14 @@ final class DdpAssociation {
                 illegal("session control: " + e.getMessage());
                 return;
             }
-            onControl(control);
+            machine.received(control);
+            lastIllegal = machine.lastIllegal();
         }
 
-        private void onControl(SessionControl control) {
-            switch (state) {
-                case IDLE -> {
-                    if (control instanceof SessionControl.Initiate
-                            || control instanceof SessionControl.EnhancedInitiate) {
-                        state = State.PENDING_ULP;
-                        enhanced = control instanceof SessionControl.EnhancedInitiate;
-                        Listener current = listener;
-                        if (current == null) {
-                            answer(new SessionControl.Terminate()); // nobody to ask: a non-ULP reject (§6.4)
-                        } else {
-                            current.onInitiate(this, control);
-                        }
-                    } else {
-                        illegal(control.functionCode() + " with no session");
-                    }
-                }
-                case INITIATE_SENT -> {
-                    boolean fits = enhanced ? control instanceof SessionControl.EnhancedAccept
-                            || control instanceof SessionControl.EnhancedReject
-                            : control instanceof SessionControl.Accept || control instanceof SessionControl.Reject;
-                    if (!fits && !(control instanceof SessionControl.Terminate)) {
-                        illegal(control.functionCode() + " in answer to " + (enhanced ? "an enhanced" : "a plain")
-                                + " Initiate");
-                        return;
-                    }
-                    Consumer<SessionControl> handler = responseHandler;
-                    responseHandler = null;
-                    if (control instanceof SessionControl.Accept || control instanceof SessionControl.EnhancedAccept) {
-                        state = State.OPEN;
-                    } else {
-                        endSession();
-                    }
-                    handler.accept(control);
-                }
-                case PENDING_ULP -> {
-                    if (control instanceof SessionControl.Terminate) {
-                        endSession(); // the initiator gave up
-                    } else {
-                        illegal(control.functionCode() + " while the ULP decides on an Initiate");
-                    }
-                }
-                case OPEN, CLOSING -> {
-                    if (!(control instanceof SessionControl.Terminate)) {
-                        illegal(control.functionCode() + " inside an open session");
-                        return;
-                    }
-                    peerTerminated = true;
-                    if (state == State.CLOSING) {
-                        finishClose();
-                    } else {
-                        close(); // answer with our own Terminate, then report the close
-                    }
-                }
-                default -> illegal(control.functionCode() + " in state " + state);
-            }
-        }
-
-        /**
-         * A chunk fits no legal sequence: the session ends with a Session Terminate (RFC 5043 §6.1; the RFC does
-         * not say how, a Terminate is the natural reading) and the engine above hears that its stream is lost.
-         */
+        /** A chunk fits no legal sequence: the machine ends the session. */
         private void illegal(String reason) {
-            boolean wasActive = state != State.IDLE;
-            boolean answered = state == State.CLOSING;
-            if (state == State.DRAINING) {
-                return; // already ended; waiting for the peer's Terminate
-            }
-            if (!answered) {
-                sendControl(new SessionControl.Terminate());
-            }
-            LlpSink current = sink;
-            Consumer<SessionControl> waiting = responseHandler;
-            endSession();
-            state = State.DRAINING;
-            if (current != null) {
-                current.onClosed(false, "illegal session sequence: " + reason);
-            }
-            if (waiting != null) {
-                waiting.accept(null);
-            }
-            lastIllegal = reason + (wasActive ? "" : " (no session)");
+            machine.illegal(reason);
+            lastIllegal = machine.lastIllegal();
         }
     }
 }

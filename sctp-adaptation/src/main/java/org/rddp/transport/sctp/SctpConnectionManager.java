@@ -222,7 +222,7 @@ public final class SctpConnectionManager implements ConnectionManager {
             return;
         }
         if (result.isDone()) {
-            if (session.state == DdpAssociation.State.OPEN) {
+            if (session.state() == SessionStateMachine.State.OPEN) {
                 session.close(); // timed out meanwhile: end the session the peer accepted
             }
             return;
@@ -332,7 +332,7 @@ public final class SctpConnectionManager implements ConnectionManager {
             once();
             CompletableFuture<Connection> result = new CompletableFuture<>();
             association.loop().execute(() -> {
-                if (session.state != DdpAssociation.State.PENDING_ULP) {
+                if (session.state() != SessionStateMachine.State.PENDING_ULP) {
                     result.completeExceptionally(new IOException("the initiator gave up or the association failed"));
                     return;
                 }
@@ -375,7 +375,7 @@ public final class SctpConnectionManager implements ConnectionManager {
         public void reject(PrivateData privateData) {
             once();
             association.loop().execute(() -> {
-                if (session.state == DdpAssociation.State.PENDING_ULP) {
+                if (session.state() == SessionStateMachine.State.PENDING_ULP) {
                     // an enhanced Initiate is answered in kind (RFC 6581 §10); the ULP gave no IRD/ORD to quote
                     session.answer(offer != null ? new SessionControl.EnhancedReject(null, privateData)
                             : new SessionControl.Reject(privateData));
