@@ -83,6 +83,14 @@ final class CompareCommand implements Callable<Integer> {
             + "usrsctp-udp, usrsctp-native; default: ${DEFAULT-VALUE} (with --peer the responder runs the same)")
     String sctpStack = "auto";
 
+    @Option(names = "--crc", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "MPA CRCs (RFC 5044 §4.4); --no-crc compares without them (both ends ask for none)")
+    boolean crc = true;
+
+    @Option(names = "--mpa-mtu", defaultValue = "0", description = "the path MTU MPA cuts FPDUs for; default: the "
+            + "interface's")
+    int mpaMtu;
+
     @Option(names = {"-o", "--out"}, defaultValue = "compare-results", description = "folder for compare.json, "
             + "bandwidth.png and latency.png; default: ${DEFAULT-VALUE}")
     Path out = Path.of("compare-results");
@@ -133,6 +141,8 @@ final class CompareCommand implements Callable<Integer> {
         Compare.Results results;
         if (peer == null) {
             TransportOptions mpa = new TransportOptions();
+            mpa.crc = crc;
+            mpa.mpaMtu = mpaMtu;
             TransportOptions sctp = new TransportOptions();
             sctp.transport = TransportOptions.Transport.SCTP;
             sctp.sctpStack = sctpStack;
@@ -141,6 +151,10 @@ final class CompareCommand implements Callable<Integer> {
             results = Compare.run(plan, Compare.inProcess(new CompareEnds.Transports(mpa, sctp, stack)),
                     Compare.IN_PROCESS, err::println);
         } else {
+            if (!crc) {
+                throw new IllegalArgumentException("--no-crc is for the comparison in this process: a responder "
+                        + "asks for CRCs, and either side's asking turns them on (RFC 5044 §7.1.1)");
+            }
             InetSocketAddress responder = responder(peer, port);
             try (ComparePeer remote = ComparePeer.connect(responder, stack, err)) {
                 SctpStack remoteStack = remote.transports().sctpStack();

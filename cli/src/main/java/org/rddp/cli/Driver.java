@@ -54,23 +54,8 @@ final class Driver {
 
     /** The next element of {@code queue} within {@code timeout}, or null; the loop runs meanwhile. */
     <T> T poll(BlockingQueue<T> queue, Duration timeout) throws InterruptedException {
-        if (loop == null) {
-            return queue.poll(timeout.toNanos(), TimeUnit.NANOSECONDS);
-        }
-        long deadline = System.nanoTime() + timeout.toNanos();
-        for (T next = queue.poll(); ; next = queue.poll()) {
-            if (next != null) {
-                return next;
-            }
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                return null;
-            }
-            if (Thread.interrupted()) {
-                throw new InterruptedException();
-            }
-            loop.idle(left); // a request added from elsewhere wakes it (adder)
-        }
+        return loop == null ? queue.poll(timeout.toNanos(), TimeUnit.NANOSECONDS)
+                : Loop.pollOwned(queue, timeout.toNanos()); // the loop is this thread's own
     }
 
     /** Adds to {@code queue} and wakes the loop that may wait for it in {@link #poll}. Any thread. */

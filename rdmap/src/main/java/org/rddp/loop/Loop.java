@@ -108,6 +108,32 @@ public final class Loop implements Executor, AutoCloseable {
     }
 
     /**
+     * The next element of {@code queue} within {@code timeoutNanos}, or null, driving the calling thread's manual loops
+     * meanwhile (what is added to the queue from elsewhere should wake them: {@link #wakeup()}); a thread without any
+     * just waits.
+     */
+    public static <T> T pollOwned(java.util.concurrent.BlockingQueue<T> queue, long timeoutNanos)
+            throws InterruptedException {
+        if (OWNED.get().length == 0) {
+            return queue.poll(timeoutNanos, TimeUnit.NANOSECONDS);
+        }
+        long deadline = System.nanoTime() + timeoutNanos;
+        for (T next = queue.poll(); ; next = queue.poll()) {
+            if (next != null) {
+                return next;
+            }
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return null;
+            }
+            if (Thread.interrupted()) {
+                throw new InterruptedException();
+            }
+            idleOwned(left);
+        }
+    }
+
+    /**
      * Waits up to {@code timeout} for {@code future}, driving the calling thread's manual loops meanwhile (a
      * connection is set up by the loop it will run on); a thread without any just waits.
      */

@@ -76,6 +76,13 @@ public final class MpaFramer {
         for (int pad = MpaFpdu.padLength(ulpduLength); pad > 0; pad--) {
             destination.put(end++, (byte) 0);
         }
+        seal(destination, start, end);
+        position += wireLength;
+        return wireLength;
+    }
+
+    /** Puts the CRC field over {@code start} to {@code end} of {@code destination} (zero without CRCs), after it. */
+    private void seal(ByteBuffer destination, int start, int end) {
         int value = 0;
         if (crcEnabled) {
             crc.reset();
@@ -84,8 +91,6 @@ public final class MpaFramer {
         }
         MpaFpdu.putCrcField(destination, end, value);
         destination.position(end + MpaFpdu.CRC_LENGTH);
-        position += wireLength;
-        return wireLength;
     }
 
     /**
@@ -169,15 +174,7 @@ public final class MpaFramer {
         if (markerDue()) {
             putMarker(destination, (int) (position - header)); // right after the PAD: covered by the CRC
         }
-        int value = 0;
-        int end = destination.position();
-        if (crcEnabled) {
-            crc.reset();
-            crc.update(destination.duplicate().limit(end).position(start));
-            value = (int) crc.getValue();
-        }
-        MpaFpdu.putCrcField(destination, end, value);
-        destination.position(end + MpaFpdu.CRC_LENGTH);
+        seal(destination, start, destination.position());
         position += MpaFpdu.CRC_LENGTH;
         assert destination.position() - start == wireLength;
         return wireLength;

@@ -5,6 +5,7 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
+import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -170,6 +171,29 @@ public final class Posix {
         MemorySegment segment = arena.allocate(JAVA_INT);
         segment.set(JAVA_INT, 0, value);
         return segment;
+    }
+
+    /** Sets both socket buffers of {@code fd} to {@code size} octets; the kernel may grant less. */
+    public static void socketBuffers(MemorySegment state, int fd, int size) throws Throwable {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment value = intValue(arena, size);
+            int ignored = (int) SETSOCKOPT.invokeExact(state, fd, SOL_SOCKET, SO_RCVBUF, value, 4);
+            ignored = (int) SETSOCKOPT.invokeExact(state, fd, SOL_SOCKET, SO_SNDBUF, value, 4);
+        }
+    }
+
+    /** Sends {@code packet} on {@code fd} to the sockaddr_in {@code to}; errno in {@code state} if it fails. */
+    public static void sendTo(MemorySegment state, int fd, MemorySegment packet, MemorySegment to)
+            throws IOException {
+        long sent;
+        try {
+            sent = (long) SENDTO.invokeExact(state, fd, packet, packet.byteSize(), 0, to, (int) SOCKADDR_IN_SIZE);
+        } catch (Throwable e) {
+            throw new IOException(e);
+        }
+        if (sent < 0) {
+            throw new IOException("sendto failed: " + describeErrno(state));
+        }
     }
 
     /** Closes {@code fd}, ignoring what fails. */

@@ -2,7 +2,6 @@ package org.rddp.verbs.testing;
 
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.rddp.loop.Loop;
 
 /**
@@ -20,20 +19,7 @@ final class Waits {
 
     /** The next element of {@code queue} within {@code nanos}, or null. */
     static <T> T poll(BlockingQueue<T> queue, long nanos) throws InterruptedException {
-        if (Loop.ownedByCurrentThread().length == 0) {
-            return queue.poll(nanos, TimeUnit.NANOSECONDS);
-        }
-        long deadline = System.nanoTime() + nanos;
-        for (T next = queue.poll(); ; next = queue.poll()) {
-            if (next != null) {
-                return next;
-            }
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                return null;
-            }
-            Loop.idleOwned(left);
-        }
+        return Loop.pollOwned(queue, nanos);
     }
 
     /** One step of a wait for something with no event of its own: the loops run, or the thread yields. */

@@ -60,10 +60,7 @@ final class RawIpEndpoint extends Links.Endpoint {
                         : "raw IPv4 socket for SCTP failed: " + Posix.describe(errno));
             }
             try {
-                MemorySegment buffer = Posix.intValue(setup, socketBuffer);
-                int ignored = (int) Posix.SETSOCKOPT.invokeExact(state, fd, Posix.SOL_SOCKET, Posix.SO_RCVBUF, buffer,
-                        4);
-                ignored = (int) Posix.SETSOCKOPT.invokeExact(state, fd, Posix.SOL_SOCKET, Posix.SO_SNDBUF, buffer, 4);
+                Posix.socketBuffers(state, fd, socketBuffer);
                 return new RawIpEndpoint(fd, poller);
             } catch (IOException | RuntimeException e) {
                 Posix.closeQuietly(fd);
@@ -130,16 +127,7 @@ final class RawIpEndpoint extends Links.Endpoint {
             if (!open) {
                 throw new IOException("the raw IP socket of this loop is closed");
             }
-            long sent;
-            try {
-                sent = (long) Posix.SENDTO.invokeExact(sendState, fd, sctpPacket, sctpPacket.byteSize(), 0,
-                        link.sockaddr, (int) Posix.SOCKADDR_IN_SIZE);
-            } catch (Throwable e) {
-                throw new IOException(e);
-            }
-            if (sent < 0) {
-                throw new IOException("sendto failed: " + Posix.describeErrno(sendState));
-            }
+            Posix.sendTo(sendState, fd, sctpPacket, link.sockaddr);
         }
     }
 

@@ -70,11 +70,8 @@ final class UdpEndpoint extends Links.Endpoint {
                 throw new IOException("UDP socket failed: " + Posix.describeErrno(state));
             }
             try {
-                MemorySegment buffer = Posix.intValue(setup, socketBuffer);
-                int ignored = (int) Posix.SETSOCKOPT.invokeExact(state, fd, Posix.SOL_SOCKET, Posix.SO_RCVBUF, buffer,
-                        4);
-                ignored = (int) Posix.SETSOCKOPT.invokeExact(state, fd, Posix.SOL_SOCKET, Posix.SO_SNDBUF, buffer, 4);
-                ignored = (int) Posix.SETSOCKOPT.invokeExact(state, fd, Posix.IPPROTO_IP, Posix.IP_MTU_DISCOVER,
+                Posix.socketBuffers(state, fd, socketBuffer);
+                int ignored = (int) Posix.SETSOCKOPT.invokeExact(state, fd, Posix.IPPROTO_IP, Posix.IP_MTU_DISCOVER,
                         Posix.intValue(setup, Posix.IP_PMTUDISC_DO), 4);
                 int status = (int) Posix.BIND.invokeExact(state, fd, Posix.sockaddr(setup,
                         new InetSocketAddress(local, port)), (int) Posix.SOCKADDR_IN_SIZE);
@@ -165,20 +162,11 @@ final class UdpEndpoint extends Links.Endpoint {
 
     @Override
     void send(MemorySegment datagram, Links.Link link) throws IOException {
-        long sent;
         synchronized (sendState) { // the loop's thread and the timer's
             if (!open) {
                 throw new IOException("the UDP socket of this loop is closed");
             }
-            try {
-                sent = (long) Posix.SENDTO.invokeExact(sendState, fd, datagram, datagram.byteSize(), 0, link.sockaddr,
-                        (int) Posix.SOCKADDR_IN_SIZE);
-            } catch (Throwable e) {
-                throw new IOException(e);
-            }
-            if (sent < 0) {
-                throw new IOException("sendto failed: " + Posix.describeErrno(sendState));
-            }
+            Posix.sendTo(sendState, fd, datagram, link.sockaddr);
         }
     }
 
