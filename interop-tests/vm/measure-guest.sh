@@ -3,8 +3,8 @@ ROOT=$1; JAVA=$2; SECONDS_EACH=$3
 RDDP=("$JAVA" --enable-native-access=org.rddp.transport.sctp --add-modules jdk.unsupported
   --sun-misc-unsafe-memory-access=allow -p "$ROOT/cli/target/modules:$(ls "$ROOT"/cli/target/rddp-cli-*.jar)"
   -m org.rddp.cli/org.rddp.cli.Main)
-echo "== rddp compare: RDDP over kernel SCTP and TCP/MPA next to their sockets, 64 KiB, loopback"
-"${RDDP[@]}" compare --sctp-stack kernel --sizes 65536 --seconds-per-point "$SECONDS_EACH" --latency-iters 200 \
+echo "== rddp compare: RDDP over kernel SCTP and TCP/MPA next to their sockets, 8 B and 64 KiB, loopback"
+"${RDDP[@]}" compare --sctp-stack kernel --sizes 8,65536 --seconds-per-point "$SECONDS_EACH" --latency-iters 200 \
   -o /run/compare
 for length in 65536 1400; do
   echo "== iperf3 --sctp, $length-octet writes, loopback"

@@ -201,8 +201,10 @@ final class Baselines {
     static void sctpSink(SctpSocket socket, Driver driver, long total, Duration timeout) throws IOException {
         Waiter waiter = new Waiter(socket, driver, timeout, 0);
         MemorySegment in = Arena.ofAuto().allocate(RECEIVE_BUFFER);
-        receive(socket, in, new SctpSocket.ReceivedMessage(), total, waiter, total + " octets");
+        SctpSocket.ReceivedMessage info = new SctpSocket.ReceivedMessage();
+        receive(socket, in, info, total, waiter, total + " octets");
         send(socket, Arena.ofAuto().allocate(1), 1, waiter);
+        awaitPeerClose(socket, in, info, waiter);
     }
 
     /** Raw SCTP latency, the pinger's end: {@code iterations} round trips of one {@code size}-octet message. */
@@ -232,6 +234,25 @@ final class Baselines {
         for (int i = 0; i < iterations; i++) {
             receive(socket, in, info, size, waiter, "message " + i);
             send(socket, out, size, waiter);
+        }
+        awaitPeerClose(socket, in, info, waiter);
+    }
+
+    /**
+     * Waits for the peer to shut the association down, which it does once it has everything: what was sent last
+     * may still be queued in a user-space stack (many packets, on a small path MTU), and only this end's loop, which
+     * stops with it, would send it.
+     */
+    private static void awaitPeerClose(SctpSocket socket, MemorySegment in, SctpSocket.ReceivedMessage info,
+            Waiter waiter) throws IOException {
+        for (int round = 0; ; ) {
+            int length = socket.receive(in, info);
+            if (length == SctpSocket.WOULD_BLOCK) {
+                waiter.await(round++, "the peer's end of the association");
+            } else if (info.kind == SctpSocket.ReceivedMessage.ASSOCIATION_DOWN
+                    || info.kind == SctpSocket.ReceivedMessage.SHUTDOWN) {
+                return;
+            }
         }
     }
 
