@@ -1,7 +1,9 @@
 /**
- * Wire formats and (from the engine issue on) the DDP/RDMAP engine and the transport-neutral lower-layer SPI.
+ * Wire formats, the DDP/RDMAP engine (for the verbs only: users program against org.rddp.verbs), the
+ * transport-neutral lower-layer SPI and the loops (org.rddp.loop) that run engines and own the I/O.
  * Nothing here opens a socket.
  */
+@SuppressWarnings("module") // the engine is exported to the verbs, a module built after this one
 module org.rddp.rdmap {
     exports org.rddp.error;
     exports org.rddp.wire;
@@ -11,7 +13,7 @@ module org.rddp.rdmap {
     exports org.rddp.sctp;
     exports org.rddp.llp;
     exports org.rddp.loop;
-    exports org.rddp.engine;
+    exports org.rddp.engine to org.rddp.verbs;
 
     requires org.jctools.core;
 }

@@ -4,7 +4,7 @@ import java.util.Locale;
 import java.util.function.Consumer;
 import org.rddp.cli.PerfSession.DataQp;
 import org.rddp.cli.Perftest.Test;
-import org.rddp.engine.WorkOpcode;
+import org.rddp.verbs.WorkOpcode;
 import org.rddp.verbs.ReceiveWorkRequest;
 import org.rddp.verbs.SendWorkRequest;
 import org.rddp.verbs.WcOpcode;

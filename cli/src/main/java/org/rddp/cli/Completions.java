@@ -1,9 +1,9 @@
 package org.rddp.cli;
 
 import java.time.Duration;
-import org.rddp.engine.QpEvent;
-import org.rddp.engine.QpState;
-import org.rddp.engine.WcStatus;
+import org.rddp.verbs.QpEvent;
+import org.rddp.verbs.QpState;
+import org.rddp.verbs.WcStatus;
 import org.rddp.verbs.CompletionQueue;
 import org.rddp.verbs.QpEventHandler;
 import org.rddp.verbs.QueuePair;

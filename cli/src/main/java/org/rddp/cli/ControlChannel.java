@@ -5,7 +5,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.time.Duration;
 import java.util.EnumSet;
-import org.rddp.engine.WorkOpcode;
+import org.rddp.verbs.WorkOpcode;
 import org.rddp.verbs.Access;
 import org.rddp.verbs.CompletionQueue;
 import org.rddp.verbs.MemoryRegion;

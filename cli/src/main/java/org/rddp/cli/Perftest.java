@@ -5,7 +5,7 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
-import org.rddp.engine.WorkOpcode;
+import org.rddp.verbs.WorkOpcode;
 
 /**
  * What rdma-core's perftest (ib_write_bw and friends, run with {@code -R}) puts on its rdma_cm connections, so that

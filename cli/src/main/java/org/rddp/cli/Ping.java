@@ -9,7 +9,7 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.EnumSet;
 import java.util.function.Consumer;
-import org.rddp.engine.WorkOpcode;
+import org.rddp.verbs.WorkOpcode;
 import org.rddp.verbs.Access;
 import org.rddp.verbs.CompletionQueue;
 import org.rddp.verbs.MemoryRegion;

@@ -1,6 +1,9 @@
 package org.rddp.engine;
 
-/** Asynchronous queue pair events, reported outside the completion queues. */
+/**
+ * Asynchronous queue pair events, reported outside the completion queues. The engine's own; users see {@code
+ * org.rddp.verbs.QpEvent}, the same constants in the same order.
+ */
 public enum QpEvent {
     /** The stream is up and the queue pair entered RTS. */
     ESTABLISHED,

@@ -1,6 +1,9 @@
 package org.rddp.engine;
 
-/** Queue pair states of the iWARP verbs (RDMAC verbs §6.2; Linux siw uses the same five). */
+/**
+ * Queue pair states of the iWARP verbs (RDMAC verbs §6.2; Linux siw uses the same five). The engine's own; users see
+ * {@code org.rddp.verbs.QpState}, the same constants in the same order.
+ */
 public enum QpState {
     /** Created or reset: receives may be posted, nothing moves on the wire. */
     IDLE,

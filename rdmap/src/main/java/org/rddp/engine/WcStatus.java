@@ -1,6 +1,9 @@
 package org.rddp.engine;
 
-/** Work completion statuses, as libibverbs names them ({@code IBV_WC_*}). */
+/**
+ * Work completion statuses, as libibverbs names them ({@code IBV_WC_*}). The engine's own; users see {@code
+ * org.rddp.verbs.WcStatus}, the same constants in the same order.
+ */
 public enum WcStatus {
     /** The operation completed. */
     SUCCESS,

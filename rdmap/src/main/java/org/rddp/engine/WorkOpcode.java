@@ -2,7 +2,10 @@ package org.rddp.engine;
 
 import org.rddp.rdmap.RdmapOpcode;
 
-/** What a send-queue work request asks for, and the RDMAP message it becomes on the wire, if any. */
+/**
+ * What a send-queue work request asks for, and the RDMAP message it becomes on the wire, if any. The engine's own;
+ * users see {@code org.rddp.verbs.WorkOpcode}, the same constants in the same order.
+ */
 public enum WorkOpcode {
     SEND(RdmapOpcode.SEND),
     SEND_WITH_INVALIDATE(RdmapOpcode.SEND_WITH_INVALIDATE),

@@ -7,7 +7,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jctools.queues.MpmcArrayQueue;
-import org.rddp.engine.WcStatus;
 import org.rddp.loop.Loop;
 
 /**

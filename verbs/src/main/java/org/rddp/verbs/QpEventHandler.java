@@ -1,6 +1,5 @@
 package org.rddp.verbs;
 
-import org.rddp.engine.QpEvent;
 import org.rddp.rdmap.TerminateHeader;
 
 /** Receives a queue pair's asynchronous events ({@code ibv_get_async_event}) on its owner thread: be quick. */

@@ -3,14 +3,10 @@ package org.rddp.verbs;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import org.jctools.queues.MpmcArrayQueue;
-import org.rddp.engine.QpEvent;
-import org.rddp.engine.QpState;
 import org.rddp.engine.RdmapEngine;
 import org.rddp.engine.ReceiveWork;
 import org.rddp.engine.SendWork;
 import org.rddp.engine.StagResolver;
-import org.rddp.engine.WcStatus;
-import org.rddp.engine.WorkOpcode;
 import org.rddp.engine.WorkQueues;
 import org.rddp.llp.LlpStream;
 import org.rddp.llp.PlacementTarget;
@@ -252,7 +248,8 @@ public final class QueuePair {
         }
 
         @Override
-        public void sendCompleted(SendWork work, WcStatus status, long byteLength) {
+        public void sendCompleted(SendWork work, org.rddp.engine.WcStatus outcome, long byteLength) {
+            WcStatus status = Vocabulary.status(outcome);
             if (status != WcStatus.SUCCESS || work.signaled || attributes.signalAll()) {
                 attributes.sendCq().push(work.wrId, status, opcode(work.opcode), byteLength, number, 0, false);
             }
@@ -261,10 +258,10 @@ public final class QueuePair {
         }
 
         @Override
-        public void receiveCompleted(ReceiveWork work, WcStatus status, long byteLength, RdmapOpcode opcode,
-                int invalidatedStag) {
-            attributes.receiveCq().push(work.wrId, status, WcOpcode.RECV, byteLength, number, invalidatedStag,
-                    opcode != null && opcode.solicitedEvent());
+        public void receiveCompleted(ReceiveWork work, org.rddp.engine.WcStatus outcome, long byteLength,
+                RdmapOpcode opcode, int invalidatedStag) {
+            attributes.receiveCq().push(work.wrId, Vocabulary.status(outcome), WcOpcode.RECV, byteLength, number,
+                    invalidatedStag, opcode != null && opcode.solicitedEvent());
             if (srq != null) {
                 srq.recycle(work);
             } else {
@@ -275,24 +272,26 @@ public final class QueuePair {
         @Override
         public void flushReceives() {
             for (ReceiveWork work = receivePosted.poll(); work != null; work = receivePosted.poll()) {
-                receiveCompleted(work, WcStatus.WR_FLUSH_ERR, 0, null, 0);
+                receiveCompleted(work, org.rddp.engine.WcStatus.WR_FLUSH_ERR, 0, null, 0);
             }
         }
 
         @Override
-        public WcStatus executeLocal(SendWork work) {
-            if (work.opcode == WorkOpcode.BIND_MEMORY_WINDOW) {
+        public org.rddp.engine.WcStatus executeLocal(SendWork work) {
+            if (work.opcode == org.rddp.engine.WorkOpcode.BIND_MEMORY_WINDOW) {
                 SendWorkRequest.BindRequest bind = (SendWorkRequest.BindRequest) work.context;
                 boolean bound = bind.window() != null && bind.region() != null
                         && bind.window().bind(QueuePair.this, bind.region(), bind.offset(), bind.length(), bind.to(),
                                 bind.rights());
-                return bound ? WcStatus.SUCCESS : WcStatus.MW_BIND_ERR;
+                return bound ? org.rddp.engine.WcStatus.SUCCESS : org.rddp.engine.WcStatus.MW_BIND_ERR;
             }
-            return invalidate(work.localStag, false) == OK ? WcStatus.SUCCESS : WcStatus.LOC_PROT_ERR;
+            return invalidate(work.localStag, false) == OK ? org.rddp.engine.WcStatus.SUCCESS
+                    : org.rddp.engine.WcStatus.LOC_PROT_ERR;
         }
 
         @Override
-        public void stateChanged(QpState next) {
+        public void stateChanged(org.rddp.engine.QpState engineState) {
+            QpState next = Vocabulary.state(engineState);
             state = next;
             if (next == QpState.ERROR || next == QpState.TERMINATE) {
                 established.completeExceptionally(new IllegalStateException("queue pair " + number + " " + next));
@@ -300,7 +299,8 @@ public final class QueuePair {
         }
 
         @Override
-        public void event(QpEvent event, TerminateHeader terminate, String detail) {
+        public void event(org.rddp.engine.QpEvent engineEvent, TerminateHeader terminate, String detail) {
+            QpEvent event = Vocabulary.event(engineEvent);
             if (event == QpEvent.ESTABLISHED) {
                 established.complete(event);
             }
@@ -348,7 +348,7 @@ public final class QueuePair {
             return window.invalidate() ? OK : INVALID_STAG;
         }
 
-        private WcOpcode opcode(WorkOpcode work) {
+        private WcOpcode opcode(org.rddp.engine.WorkOpcode work) {
             return switch (work) {
                 case RDMA_WRITE -> WcOpcode.RDMA_WRITE;
                 case RDMA_READ -> WcOpcode.RDMA_READ;

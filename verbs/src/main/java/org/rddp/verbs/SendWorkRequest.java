@@ -4,7 +4,6 @@ import java.util.Objects;
 import java.util.Set;
 import org.rddp.engine.SendWork;
 import org.rddp.engine.SgeList;
-import org.rddp.engine.WorkOpcode;
 
 /**
  * A send-queue work request ({@code ibv_send_wr}): reusable and owned by the caller; posting copies it.
@@ -112,7 +111,7 @@ public final class SendWorkRequest {
 
     void copyTo(SendWork work) {
         work.wrId = wrId;
-        work.opcode = opcode;
+        work.opcode = Vocabulary.operation(opcode);
         work.signaled = signaled;
         work.remoteStag = remoteStag;
         work.remoteTo = remoteTo;

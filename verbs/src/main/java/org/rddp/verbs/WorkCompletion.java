@@ -1,6 +1,5 @@
 package org.rddp.verbs;
 
-import org.rddp.engine.WcStatus;
 
 /** A work completion ({@code ibv_wc}): a reusable object that {@link CompletionQueue#poll} fills. */
 public final class WorkCompletion {

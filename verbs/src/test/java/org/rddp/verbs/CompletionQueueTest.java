@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
-import org.rddp.engine.WcStatus;
 
 class CompletionQueueTest {
     private final CompletionQueue cq = new RdmaDevice("test").createCompletionQueue(4);

@@ -25,7 +25,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.rddp.ddp.DdpSegment;
-import org.rddp.engine.QpState;
+import org.rddp.verbs.QpState;
 import org.rddp.error.MpaError;
 import org.rddp.llp.LlpParameters;
 import org.rddp.llp.RtrType;

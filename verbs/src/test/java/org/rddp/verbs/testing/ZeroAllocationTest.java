@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.lang.management.ManagementFactory;
 import org.junit.jupiter.api.Test;
-import org.rddp.engine.WcStatus;
+import org.rddp.verbs.WcStatus;
 import org.rddp.verbs.PostStatus;
 import org.rddp.verbs.SendWorkRequest;
 import org.rddp.verbs.WorkCompletion;
