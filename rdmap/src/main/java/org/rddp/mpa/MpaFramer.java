@@ -22,6 +22,8 @@ public final class MpaFramer {
     private final boolean crcEnabled;
     private final CRC32C crc = new CRC32C();
     private long position;
+    private ByteBuffer viewed; // the destination buffer last framed into, and its memory from index 0
+    private MemorySegment view;
 
     /**
      * @param markers    insert Markers (the peer's M bit, RFC 5044 §7.1.1)
@@ -67,7 +69,7 @@ public final class MpaFramer {
                     payloadOffset, payloadLength);
         }
         int start = destination.position();
-        MemorySegment memory = MemorySegment.ofBuffer(destination.duplicate().clear());
+        MemorySegment memory = memoryOf(destination);
         destination.putShort((short) ulpduLength);
         MemorySegment.copy(header, headerOffset, memory, start + MpaFpdu.ULPDU_LENGTH_LENGTH, headerLength);
         MemorySegment.copy(payload, payloadOffset, memory, start + MpaFpdu.ULPDU_LENGTH_LENGTH + headerLength,
@@ -81,16 +83,34 @@ public final class MpaFramer {
         return wireLength;
     }
 
+    /** The memory of {@code destination} from index 0, kept while a sending stream frames into the same buffer. */
+    private MemorySegment memoryOf(ByteBuffer destination) {
+        if (destination != viewed) {
+            view = MemorySegment.ofBuffer(destination.duplicate().clear());
+            viewed = destination;
+        }
+        return view;
+    }
+
     /** Puts the CRC field over {@code start} to {@code end} of {@code destination} (zero without CRCs), after it. */
     private void seal(ByteBuffer destination, int start, int end) {
         int value = 0;
         if (crcEnabled) {
+            int limit = destination.limit();
             crc.reset();
-            crc.update(destination.duplicate().limit(end).position(start));
+            crc.update(destination.limit(end).position(start)); // leaves the position at end
+            destination.limit(limit);
             value = (int) crc.getValue();
         }
         MpaFpdu.putCrcField(destination, end, value);
         destination.position(end + MpaFpdu.CRC_LENGTH);
+    }
+
+    /** Adds the remaining octets of {@code buffer} to the CRC, leaving its position where it was. */
+    private void update(ByteBuffer buffer) {
+        int at = buffer.position();
+        crc.update(buffer);
+        buffer.position(at);
     }
 
     /**
@@ -120,9 +140,11 @@ public final class MpaFramer {
         int value = 0;
         if (crcEnabled) {
             crc.reset();
-            crc.update(head.duplicate());
-            crc.update(body.duplicate());
-            crc.update(tail.duplicate().flip());
+            update(head);
+            update(body);
+            int padEnd = tail.position();
+            update(tail.flip());
+            tail.limit(tail.capacity()).position(padEnd);
             value = (int) crc.getValue();
         }
         MpaFpdu.putCrcField(tail, tail.position(), value);
@@ -195,7 +217,7 @@ public final class MpaFramer {
                     destination.put((byte) 0);
                 }
             } else {
-                MemorySegment.copy(source, from, MemorySegment.ofBuffer(destination), 0, chunk);
+                MemorySegment.copy(source, from, memoryOf(destination), destination.position(), chunk);
                 destination.position(destination.position() + chunk);
                 from += chunk;
             }
