@@ -11,7 +11,10 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import org.rddp.cli.Perftest.Test;
 import org.rddp.verbs.Connection;
@@ -149,7 +152,7 @@ final class PerfCommand implements Callable<Integer> {
                     session.client(manager, new InetSocketAddress(server, port), transport.connectOptions(), sink);
                 }
             } else {
-                serve(session, settings, out, sink);
+                serve(session, settings, out, err, sink);
             }
         } catch (PeerException e) {
             err.println("rddp " + test.command() + ": " + e.getMessage());
@@ -164,12 +167,15 @@ final class PerfCommand implements Callable<Integer> {
         return 0;
     }
 
-    private void serve(PerfSession session, PerfSession.Settings settings, PrintWriter out,
+    private void serve(PerfSession session, PerfSession.Settings settings, PrintWriter out, PrintWriter err,
             Consumer<PerfResult> sink) throws Exception {
         BlockingQueue<ConnectionRequest> requests = new LinkedBlockingQueue<>();
-        try (ConnectionManager manager = transport.open(bind, Progress.manual());
-                Listener listener = manager.listen(new InetSocketAddress(bind, port),
-                        Driver.of(manager).adder(requests))) {
+        CompletableFuture<ConnectionRequest> first = new CompletableFuture<>();
+        try (ConnectionManager manager = TransportOptions.watchRefusals(transport.open(bind, Progress.manual()),
+                test.command(), err, reason -> first.completeExceptionally(new PeerException(
+                        "refused the client's connection: " + reason)));
+                Listener listener = manager.listen(new InetSocketAddress(bind, port), firstThen(first,
+                        Driver.of(manager).adder(requests)))) {
             Driver driver = Driver.of(manager);
             out.println("server: listening on " + listener.address() + transport.encapsulation(manager));
             if (!json) {
@@ -178,9 +184,9 @@ final class PerfCommand implements Callable<Integer> {
                 out.println("************************************");
             }
             out.flush();
-            ConnectionRequest first = awaitClient(manager, driver, requests);
-            Connection connection = driver.await(first.accept(session.controlQueuePair(), transport.acceptOptions()),
-                    java.time.Duration.ofSeconds(timeoutSeconds));
+            ConnectionRequest client = awaitClient(driver, first);
+            Connection connection = driver.await(client.accept(session.controlQueuePair(), transport.acceptOptions()),
+                    Duration.ofSeconds(timeoutSeconds));
             banner(out, settings);
             if (!json) {
                 out.println(" control connection " + PingCommand.describe(connection));
@@ -192,18 +198,27 @@ final class PerfCommand implements Callable<Integer> {
         }
     }
 
-    /** The first connection request; over MPA a connection refused before reaching the server ends the wait. */
-    private static ConnectionRequest awaitClient(ConnectionManager manager, Driver driver,
-            BlockingQueue<ConnectionRequest> requests) throws InterruptedException, PeerException {
-        String before = TransportOptions.lastRefusal(manager);
-        while (true) {
-            ConnectionRequest request = driver.poll(requests, java.time.Duration.ofMillis(100));
-            if (request != null) {
-                return request;
+    /** Hands the first connection request to {@code first}, the later ones to {@code rest}. */
+    private static Consumer<ConnectionRequest> firstThen(CompletableFuture<ConnectionRequest> first,
+            Consumer<ConnectionRequest> rest) {
+        return request -> {
+            if (!first.complete(request)) {
+                rest.accept(request);
             }
-            String refusal = TransportOptions.lastRefusal(manager);
-            if (refusal != null && !refusal.equals(before)) {
-                throw new PeerException("refused the client's connection: " + refusal);
+        };
+    }
+
+    /** The first connection request, as long as it takes, as perftest's server; or why its client was refused. */
+    private static ConnectionRequest awaitClient(Driver driver, CompletableFuture<ConnectionRequest> first)
+            throws InterruptedException, PeerException {
+        while (true) {
+            try {
+                return driver.await(first, Duration.ofHours(1));
+            } catch (ExecutionException e) {
+                throw e.getCause() instanceof PeerException refused ? refused
+                        : new PeerException(e.getCause().toString());
+            } catch (TimeoutException e) {
+                // waiting on: perftest's server waits for its client as long as it takes
             }
         }
     }

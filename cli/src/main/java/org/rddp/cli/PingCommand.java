@@ -1,5 +1,6 @@
 package org.rddp.cli;
 
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -8,7 +9,6 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.rddp.llp.LlpParameters;
 import org.rddp.llp.RtrType;
@@ -113,7 +113,9 @@ final class PingCommand implements Callable<Integer> {
     private int serve(Ping ping, PrintWriter out, PrintWriter err) throws Exception {
         CompletableFuture<Connection> accepted = new CompletableFuture<>();
         AtomicBoolean taken = new AtomicBoolean();
-        try (ConnectionManager manager = transport.open(address);
+        try (ConnectionManager manager = TransportOptions.watchRefusals(transport.open(address), "ping", err,
+                reason -> accepted.completeExceptionally(new IOException("refused the client's connection: "
+                        + reason)));
                 Listener listener = manager.listen(new InetSocketAddress(address, port), request -> {
                     if (!taken.compareAndSet(false, true)) {
                         request.reject(org.rddp.wire.PrivateData.EMPTY); // one client at a time, as rping
@@ -132,7 +134,7 @@ final class PingCommand implements Callable<Integer> {
             out.flush();
             Connection connection;
             try {
-                connection = awaitClient(manager, accepted);
+                connection = accepted.get(); // rping's server, too, waits for its one client as long as it takes
             } catch (ExecutionException e) {
                 err.println("rddp ping: accept error: " + why(e.getCause()));
                 return 1;
@@ -162,25 +164,5 @@ final class PingCommand implements Callable<Integer> {
         RtrType rtr = parameters.rtrToSend() != RtrType.NONE ? parameters.rtrToSend() : parameters.rtrToReceive();
         return "over " + connection.queuePair().stream() + ", IRD " + parameters.ird() + ", ORD " + parameters.ord()
                 + (rtr == RtrType.NONE ? ", client-server" : ", peer-to-peer with " + rtr + " RTR");
-    }
-
-    /**
-     * The first client's connection. Over MPA, a connection refused before its Request reached this server (not
-     * MPA, a revision this server does not speak) ends the wait with why: rping's server, too, serves one client.
-     */
-    private static Connection awaitClient(ConnectionManager manager, CompletableFuture<Connection> accepted)
-            throws InterruptedException, ExecutionException {
-        String before = TransportOptions.lastRefusal(manager);
-        while (true) {
-            try {
-                return accepted.get(100, TimeUnit.MILLISECONDS);
-            } catch (TimeoutException e) {
-                String refusal = TransportOptions.lastRefusal(manager);
-                if (refusal != null && !refusal.equals(before)) {
-                    throw new ExecutionException(new java.io.IOException("refused the client's connection: "
-                            + refusal));
-                }
-            }
-        }
     }
 }

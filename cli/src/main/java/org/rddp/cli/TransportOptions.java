@@ -1,6 +1,7 @@
 package org.rddp.cli;
 
 import java.io.IOException;
+import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
@@ -12,6 +13,7 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.function.Consumer;
 import org.rddp.llp.RtrType;
 import org.rddp.loop.Progress;
 import org.rddp.transport.mpa.MpaConnectionManager;
@@ -93,7 +95,7 @@ final class TransportOptions {
     String privateData;
 
     @Option(names = "--setup-timeout", defaultValue = "10", description = "seconds to wait for the peer's "
-            + "answer during setup; default: ${DEFAULT-VALUE}")
+            + "answer during setup (a server: for a connection's MPA Request); default: ${DEFAULT-VALUE}")
     int setupTimeoutSeconds = 10;
 
     /** A connection manager of the chosen transport, bound to {@code local}, on a loop of its own thread. */
@@ -142,7 +144,8 @@ final class TransportOptions {
     /** The MPA settings these options make. */
     MpaOptions mpaOptions() {
         MpaOptions options = MpaOptions.defaults().withRevision(mpaRevision).withCrc(crc).withMarkers(markers)
-                .withRetryRevision1(retryRevision1).withMtu(mpaMtu);
+                .withRetryRevision1(retryRevision1).withMtu(mpaMtu)
+                .withStartupTimeout(Duration.ofSeconds(setupTimeoutSeconds));
         if (mpaRevision < 2) {
             return options.withRtrTypes(Set.of());
         }
@@ -185,11 +188,27 @@ final class TransportOptions {
     }
 
     /**
-     * Over MPA, the last connection the manager refused before its Request reached the listener's handler (not
-     * MPA, a revision it does not speak), or null: a server waiting for its one client stops on a new one.
+     * Over MPA, what a server waiting for its one client does with the connections its manager refuses before their
+     * Request reaches it: one from an MPA peer it cannot serve (a revision it does not speak, a malformed Request)
+     * goes to {@code clientRefused} with why; a stranger's (a reset, silence, not MPA) is noted on {@code err} and the
+     * wait goes on. Over SCTP the manager itself drops associations that are not RDDP's.
+     *
+     * @return {@code manager}
      */
-    static String lastRefusal(ConnectionManager manager) {
-        return manager instanceof MpaConnectionManager mpa ? mpa.lastRefusal() : null;
+    static ConnectionManager watchRefusals(ConnectionManager manager, String command, PrintWriter err,
+            Consumer<String> clientRefused) {
+        if (manager instanceof MpaConnectionManager mpa) {
+            mpa.onRefusal(refusal -> {
+                if (refusal.mpaPeer()) {
+                    clientRefused.accept(refusal.reason());
+                } else {
+                    err.println("rddp " + command + ": ignored a connection from " + refusal.peer() + ": "
+                            + refusal.reason() + "; still waiting for the client");
+                    err.flush();
+                }
+            });
+        }
+        return manager;
     }
 
     /** The local address this machine sends from towards {@code remote}. */

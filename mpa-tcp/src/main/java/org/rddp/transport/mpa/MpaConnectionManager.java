@@ -74,7 +74,8 @@ public final class MpaConnectionManager implements ConnectionManager {
     private final Set<ServerSocketChannel> servers = ConcurrentHashMap.newKeySet();
     private final java.util.Map<MpaStream, Loop> streams = new ConcurrentHashMap<>();
     private final AtomicBoolean closed = new AtomicBoolean();
-    private final AtomicReference<String> lastRefusal = new AtomicReference<>();
+    private final AtomicReference<Refusal> lastRefusal = new AtomicReference<>();
+    private volatile Consumer<Refusal> refusals = refusal -> { };
     private final Loop[] loops;
     private final java.util.concurrent.atomic.AtomicInteger nextLoop = new java.util.concurrent.atomic.AtomicInteger();
 
@@ -123,7 +124,27 @@ public final class MpaConnectionManager implements ConnectionManager {
      * peer that is not speaking MPA, a timeout), or null: there is no one else to tell.
      */
     public String lastRefusal() {
-        return lastRefusal.get();
+        Refusal last = lastRefusal.get();
+        return last == null ? null : last.reason();
+    }
+
+    /**
+     * An incoming connection refused before its Request reached the ULP.
+     *
+     * @param peer     where it came from
+     * @param reason   why: a malformed Request, a revision this side does not speak, a peer not speaking MPA, a timeout
+     * @param mpaPeer  whether the peer spoke MPA (its Request began with the Request key): a client this side could not
+     *                 serve, rather than a stranger (a port scan, a stray connection, a reset, silence)
+     */
+    public record Refusal(SocketAddress peer, String reason, boolean mpaPeer) {
+    }
+
+    /**
+     * Hands every refusal to {@code listener} from now on, on the thread that read the Request: a server that waits
+     * for its one client ends the wait on an MPA peer it cannot serve, and notes strangers and goes on waiting.
+     */
+    public void onRefusal(Consumer<Refusal> listener) {
+        refusals = listener;
     }
 
     /**
@@ -190,7 +211,9 @@ public final class MpaConnectionManager implements ConnectionManager {
     /** Responder: reads and checks the Request, then gives it to the ULP. Setup thread. */
     @SuppressWarnings("checkstyle:IllegalCatch") // a handler's bug or a bad frame loses this connection only
     private void receiveRequest(SocketChannel channel, Consumer<ConnectionRequest> handler) {
+        SocketAddress peer = null;
         try {
+            peer = channel.getRemoteAddress();
             channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
             MpaStartupFrame request = readFrame(channel, MpaStartupFrame.Kind.REQUEST, mpa.startupTimeout());
             if (request.revision() > mpa.revision()) {
@@ -200,8 +223,12 @@ public final class MpaConnectionManager implements ConnectionManager {
             }
             handler.accept(new Request(channel, request));
         } catch (IOException | MalformedFrameException | RuntimeException e) {
-            lastRefusal.set(describe(e, "Request"));
             closeQuietly(channel);
+            Refusal refusal = new Refusal(peer, describe(e, "Request"), e instanceof MalformedFrameException malformed
+                    && malformed.status() != DecodeStatus.MPA_BAD_KEY
+                    && malformed.status() != DecodeStatus.MPA_FRAME_TRUNCATED);
+            lastRefusal.set(refusal);
+            refusals.accept(refusal);
         }
     }
 
