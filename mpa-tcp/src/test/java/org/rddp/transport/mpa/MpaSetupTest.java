@@ -33,6 +33,7 @@ import org.rddp.verbs.QpState;
 import org.rddp.verbs.WcStatus;
 import org.rddp.verbs.WorkOpcode;
 import org.rddp.error.MpaError;
+import org.rddp.mpa.MpaFramer;
 import org.rddp.llp.RtrType;
 import org.rddp.mpa.MpaStartupFrame;
 import org.rddp.rdmap.EnhancedConnectionData;
@@ -627,6 +628,40 @@ class MpaSetupTest {
                 byte[] ulpdu = peer.readFpdu(false); // fails unless the CRC field is zero
                 assertThat(ulpdu).hasSize(DdpSegment.UNTAGGED_HEADER_LENGTH + 4);
             }
+        }
+    }
+
+    /**
+     * Issue 16 item 1: after a bad CRC the stream answers with a Terminate and keeps reading (discarding), so the
+     * peer's FIN is seen: the socket closes and leaves its loop's selector; nothing stays registered to wake the loop
+     * forever (the old I/O thread stopped reading after a CRC error and spun on the ready socket).
+     */
+    @Test
+    void aBadCrcThenThePeersCloseLeavesNothingOnTheLoop() throws Exception {
+        MpaConnectionManager ours = manager(MpaOptions.defaults());
+        Listener listener = listen(ours);
+        responder.postReceive(responder.region(64), 0, 64, 11);
+        try (RawMpaPeer peer = raw(listener.address())) {
+            peer.send(RawMpaPeer.frame(REQUEST_KEY, C | S, 2, 4,
+                    RawMpaPeer.enhanced(EnhancedConnectionData.clientServer(2, 2).encode(), new byte[0])));
+            CompletableFuture<Connection> accepted = request().accept(responder.qp,
+                    new AcceptOptions(PrivateData.EMPTY, 2, 2));
+            peer.readFrame();
+            accepted.get(WAIT_SECONDS, TimeUnit.SECONDS);
+            assertThat(MpaTransport.registered(ours)).as("the stream is on the loop").isOne();
+
+            byte[] ulpdu = send(1, "corrupted".getBytes(StandardCharsets.US_ASCII));
+            MpaFramer framer = new MpaFramer(false, true);
+            java.nio.ByteBuffer fpdu = java.nio.ByteBuffer.allocate(framer.wireLength(ulpdu.length));
+            framer.frame(java.nio.ByteBuffer.wrap(ulpdu), fpdu);
+            fpdu.array()[fpdu.limit() - 1] ^= 0x01; // one bit of the CRC field
+            peer.send(fpdu.array());
+            assertBareTerminate(peer, MpaError.CRC_ERROR, true);
+            peer.send(new byte[4096]); // more after the error: read and discarded
+            peer.shutdownOutput();
+            peer.awaitEof(); // our side saw the FIN and closed
+            assertThat(MpaTransport.registered(ours)).as("nothing left on the loop's selector").isZero();
+            assertThat(responder.qp.state()).isEqualTo(QpState.ERROR);
         }
     }
 

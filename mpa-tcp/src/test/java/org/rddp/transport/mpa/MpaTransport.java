@@ -71,4 +71,12 @@ final class MpaTransport implements TransportFixture {
         initiator.close();
         responder.close();
     }
+
+    /** The channels on the manager's one loop's selector, counted on that loop (after what was queued before). */
+    static int registered(MpaConnectionManager manager) throws Exception {
+        org.rddp.loop.Loop loop = manager.loops().getFirst();
+        java.util.concurrent.CompletableFuture<Integer> count = new java.util.concurrent.CompletableFuture<>();
+        loop.execute(() -> count.complete(((SelectorPoller) loop.poller()).registered()));
+        return count.get(30, java.util.concurrent.TimeUnit.SECONDS);
+    }
 }

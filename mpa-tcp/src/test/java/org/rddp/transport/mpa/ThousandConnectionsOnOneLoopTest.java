@@ -87,8 +87,10 @@ class ThousandConnectionsOnOneLoopTest {
             for (CompletableFuture<Connection> each : accepted) {
                 each.get(30, TimeUnit.SECONDS);
             }
-            assertThat(registered(initiator)).as("streams on the initiator's loop").isEqualTo(CONNECTIONS);
-            assertThat(registered(responder)).as("streams on the responder's loop").isEqualTo(CONNECTIONS);
+            assertThat(MpaTransport.registered(initiator)).as("streams on the initiator's loop")
+                    .isEqualTo(CONNECTIONS);
+            assertThat(MpaTransport.registered(responder)).as("streams on the responder's loop")
+                    .isEqualTo(CONNECTIONS);
             assertThat(Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().startsWith("mpa-loop"))
                     .count()).as("loop threads: one per manager").isEqualTo(2);
             assertThat(Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().startsWith("mpa-"))
@@ -151,14 +153,6 @@ class ThousandConnectionsOnOneLoopTest {
                         slot(i, 0)));
             }
         }
-    }
-
-    /** The streams on the manager's one loop, counted on that loop (after every stream start queued before). */
-    private static int registered(MpaConnectionManager manager) throws Exception {
-        org.rddp.loop.Loop loop = manager.loops().getFirst();
-        CompletableFuture<Integer> count = new CompletableFuture<>();
-        loop.execute(() -> count.complete(((SelectorPoller) loop.poller()).registered()));
-        return count.get(30, TimeUnit.SECONDS);
     }
 
     /** Where connection {@code i}'s block {@code which} (0: written and sent, 1: received) lies. */
