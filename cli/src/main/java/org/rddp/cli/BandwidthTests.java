@@ -40,7 +40,7 @@ final class BandwidthTests {
             s.control.exchange(Perftest.real(last.averageMbps()), "report: average");
             s.control.exchange(Perftest.real(last.messageRateMpps()), "report: message rate");
         } else {
-            s.control.exchange(s.qps.getFirst().mine.encode(), "the s.client's end of its run",
+            s.control.exchange(s.qps.getFirst().mine.encode(), "the client's end of its run",
                     PerfSession.WHILE_PEER_RUNS);
             long size = Perftest.quad(s.control.exchange(new byte[8], "report: size"));
             long iterations = Perftest.quad(s.control.exchange(new byte[8], "report: iterations"));

@@ -76,7 +76,7 @@ final class ControlChannel {
 
     private byte[] take(String what, Duration wait) throws PeerException {
         while (true) {
-            WorkCompletion completion = completions.next("the peer's " + what, 1, wait);
+            WorkCompletion completion = completions.next("the peer's message (" + what + ")", 1, wait);
             if (completion.opcode() == WcOpcode.RECV) {
                 byte[] message = inbox.memory().asSlice(0, completion.byteLength()).toArray(ValueLayout.JAVA_BYTE);
                 qp.postReceive(receive);

@@ -106,7 +106,8 @@ class PingCommandTest {
         Run[] runs = pair(List.of("-t", "sctp", "--sctp-stack", "usrsctp", "-a", "127.0.0.1", "-p", port, "-V",
                 "-S", "65535"), List.of(), List.of("-C", "10"));
         assertThat(runs[1].status()).as(runs[1].err()).isZero();
-        assertThat(runs[1].out()).contains("client: 10 pings of 65535 octets, data verified");
+        assertThat(runs[1].out()).contains("client: 10 pings of 65535 octets, data verified")
+                .containsPattern("connected to 127\\.0\\.0\\.1:\\d+ over sctp-\\d+ stream \\d+, IRD");
         assertThat(runs[0].out()).contains("after 10 pings, data verified");
     }
 

@@ -16,7 +16,7 @@ public final class MemoryRegion extends TaggedMemory {
         this.base = iova;
         this.length = memory.byteSize();
         this.access = access;
-        this.stag = index << 8 | device.nextKey();
+        this.stag = index << 8 | device.nextKey(-1);
         this.valid = true;
         device.install(this);
     }

@@ -11,7 +11,7 @@ public final class MemoryWindow extends TaggedMemory {
 
     MemoryWindow(RdmaDevice device, ProtectionDomain pd, int index) {
         super(device, pd, index);
-        this.stag = index << 8 | device.nextKey();
+        this.stag = index << 8 | device.nextKey(-1);
         this.valid = false;
         device.install(this);
     }
@@ -49,7 +49,7 @@ public final class MemoryWindow extends TaggedMemory {
         access = rights;
         region = target;
         boundTo = qp;
-        stag = (stag & ~0xFF) | device.nextKey();
+        stag = (stag & ~0xFF) | device.nextKey(stag & 0xFF);
         target.windowBound(1);
         valid = true;
         return true;

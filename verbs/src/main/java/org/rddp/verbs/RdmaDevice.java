@@ -1,6 +1,7 @@
 package org.rddp.verbs;
 
-import java.util.ArrayDeque;
+import java.security.SecureRandom;
+import java.util.BitSet;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
@@ -12,16 +13,17 @@ public final class RdmaDevice {
     private final String name;
     private final DeviceAttributes attributes;
     private final AtomicReferenceArray<TaggedMemory> stags;
-    private final ArrayDeque<Integer> freeIndexes = new ArrayDeque<>();
-    private final AtomicInteger keys = new AtomicInteger();
+    private final BitSet claimed = new BitSet(); // index 0 stays claimed: STag 0 is special to some RNICs
+    private final SecureRandom random = new SecureRandom();
     private final AtomicInteger queuePairNumbers = new AtomicInteger(1);
-    private int nextIndex = 1; // index 0 stays unused: STag 0 is special to some RNICs
+    private int taken;
 
     /** A device named {@code name} with the given limits. */
     public RdmaDevice(String name, DeviceAttributes attributes) {
         this.name = name;
         this.attributes = attributes;
         this.stags = new AtomicReferenceArray<>(attributes.maxTaggedObjects() + 1);
+        claimed.set(0);
     }
 
     /** A device with {@link DeviceAttributes#defaults()}. */
@@ -56,21 +58,31 @@ public final class RdmaDevice {
         return queuePairNumbers.getAndIncrement();
     }
 
-    /** A fresh 8-bit key, different from the previous one handed out. */
-    int nextKey() {
-        return keys.incrementAndGet() & 0xFF;
+    /**
+     * A random 8-bit key other than {@code previous} (-1: none). With {@link #claimIndex()} it makes STags hard to
+     * guess (RFC 5042 §5.1): a peer that learns one STag cannot derive another.
+     */
+    synchronized int nextKey(int previous) {
+        int key;
+        do {
+            key = random.nextInt(256);
+        } while (key == previous);
+        return key;
     }
 
+    /** A free STag index taken at random: the first free one from a random place on. */
     synchronized int claimIndex() {
-        Integer reused = freeIndexes.poll();
-        if (reused != null) {
-            return reused;
-        }
-        if (nextIndex >= stags.length()) {
+        if (taken >= attributes.maxTaggedObjects()) {
             throw new IllegalStateException("device " + name + " has no free STag: "
                     + attributes.maxTaggedObjects() + " regions and windows exist");
         }
-        return nextIndex++;
+        int index = claimed.nextClearBit(1 + random.nextInt(stags.length() - 1));
+        if (index >= stags.length()) {
+            index = claimed.nextClearBit(1);
+        }
+        claimed.set(index);
+        taken++;
+        return index;
     }
 
     void install(TaggedMemory memory) {
@@ -79,7 +91,8 @@ public final class RdmaDevice {
 
     synchronized void release(TaggedMemory memory) {
         if (stags.compareAndSet(memory.index, memory, null)) {
-            freeIndexes.add(memory.index);
+            claimed.clear(memory.index);
+            taken--;
         }
     }
 

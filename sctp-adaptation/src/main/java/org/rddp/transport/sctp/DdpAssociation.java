@@ -6,6 +6,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.rddp.llp.EarlyPlacement;
 import org.rddp.llp.LlpParameters;
@@ -34,6 +35,8 @@ final class DdpAssociation {
         void onInitiate(Session session, SessionControl initiate);
     }
 
+    private static final AtomicInteger NAMES = new AtomicInteger();
+    private final String name = "sctp-" + NAMES.incrementAndGet();
     private final SctpSocket socket;
     private final Loop loop;
     private final Session[] sessions;
@@ -233,6 +236,12 @@ final class DdpAssociation {
 
         DdpAssociation association() {
             return DdpAssociation.this;
+        }
+
+        /** The association and the stream: {@code sctp-3 stream 1}. */
+        @Override
+        public String toString() {
+            return name + " stream " + streamId;
         }
 
         /** The session's state. Owner thread. */
