@@ -1,6 +1,7 @@
 package org.rddp.cli;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import org.rddp.verbs.QpEvent;
 import org.rddp.verbs.QpState;
 import org.rddp.verbs.WcStatus;
@@ -25,6 +26,7 @@ final class Completions {
     private final Duration timeout;
     private final WorkCompletion completion = new WorkCompletion();
     private volatile String terminated;
+    private final CompletableFuture<QpEvent> ended = new CompletableFuture<>();
 
     Completions(CompletionQueue cq, Duration timeout) {
         this.cq = cq;
@@ -37,7 +39,15 @@ final class Completions {
             if (event == QpEvent.TERMINATE_SENT || event == QpEvent.TERMINATE_RECEIVED) {
                 terminated = (event == QpEvent.TERMINATE_SENT ? "sent" : "received") + " a Terminate: " + detail;
             }
+            if (event != QpEvent.ESTABLISHED) {
+                ended.complete(event);
+            }
         };
+    }
+
+    /** How the (first) connection of these completions ended: completes with the event that ended it. */
+    CompletableFuture<QpEvent> ended() {
+        return ended;
     }
 
     /**

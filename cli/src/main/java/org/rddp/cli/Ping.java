@@ -231,6 +231,22 @@ public final class Ping implements AutoCloseable {
         return (int) memory.byteSize();
     }
 
+    /**
+     * Disconnects gracefully and waits up to {@code wait} for the connection to end: over SCTP the Session
+     * Terminate goes out and is answered (RFC 5043 §6.2), before the connection manager is closed.
+     *
+     * @return whether it ended within the wait
+     */
+    public boolean disconnect(Duration wait) throws InterruptedException {
+        qp.disconnect();
+        try {
+            completions.ended().get(wait.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
+            return true;
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            return false;
+        }
+    }
+
     @Override
     public void close() {
         qp.disconnect();

@@ -81,11 +81,11 @@ final class PingCommand implements Callable<Integer> {
         Duration timeout = Duration.ofSeconds(timeoutSeconds);
         RdmaDevice device = new RdmaDevice("rddp0");
         try (Ping ping = new Ping(device, size, timeout)) {
-            return role.server ? serve(ping, out, err) : ping(ping, out, err);
+            return role.server ? serve(ping, out, err) : ping(ping, out, err, timeout);
         }
     }
 
-    private int ping(Ping ping, PrintWriter out, PrintWriter err) throws Exception {
+    private int ping(Ping ping, PrintWriter out, PrintWriter err, Duration timeout) throws Exception {
         try (ConnectionManager manager = transport.open(TransportOptions.localFor(address))) {
             ping.armReceive();
             Connection connection;
@@ -106,6 +106,9 @@ final class PingCommand implements Callable<Integer> {
                 return 1;
             }
             out.println("client: " + count + " pings of " + size + " octets" + (verify ? ", data verified" : ""));
+            if (!ping.disconnect(timeout)) { // before the manager closes: that would abort the connection
+                err.println("rddp ping: the server did not answer the disconnect within " + timeoutSeconds + " s");
+            }
             return 0;
         }
     }

@@ -2,6 +2,7 @@ package org.rddp.cli;
 
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.lang.foreign.MemorySegment;
 import java.io.UncheckedIOException;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
@@ -18,6 +19,9 @@ import org.rddp.llp.RtrType;
 import org.rddp.loop.Progress;
 import org.rddp.transport.mpa.MpaConnectionManager;
 import org.rddp.transport.mpa.MpaOptions;
+import org.rddp.sctp.DdpSctp;
+import org.rddp.sctp.SessionControlChunk;
+import org.rddp.transport.sctp.ChunkTap;
 import org.rddp.transport.sctp.SctpConnectionManager;
 import org.rddp.transport.sctp.SctpStack;
 import org.rddp.transport.sctp.SctpStacks;
@@ -25,8 +29,11 @@ import org.rddp.transport.sctp.usrsctp.UsrsctpStack;
 import org.rddp.verbs.AcceptOptions;
 import org.rddp.verbs.ConnectOptions;
 import org.rddp.verbs.ConnectionManager;
+import org.rddp.wire.MalformedFrameException;
 import org.rddp.wire.PrivateData;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * The options every client/server command shares: which transport, and how it sets connections up. The MPA
@@ -98,6 +105,13 @@ final class TransportOptions {
             + "answer during setup (a server: for a connection's MPA Request); default: ${DEFAULT-VALUE}")
     int setupTimeoutSeconds = 10;
 
+    @Option(names = "--trace-sessions", description = "SCTP: print every DDP session control message sent and "
+            + "received (Initiate, Accept, Reject, Terminate and RFC 6581's enhanced ones), on stderr")
+    boolean traceSessions;
+
+    @Spec(Spec.Target.MIXEE)
+    CommandSpec mixee;
+
     /** A connection manager of the chosen transport, bound to {@code local}, on a loop of its own thread. */
     ConnectionManager open(InetAddress local) throws IOException {
         return open(local, Progress.automatic());
@@ -110,8 +124,26 @@ final class TransportOptions {
     ConnectionManager open(InetAddress local, Progress progress) throws IOException {
         return switch (transport) {
             case MPA -> new MpaConnectionManager(mpaOptions(), local, progress);
-            case SCTP -> new SctpConnectionManager(sctpStack(), local, org.rddp.transport.sctp.ChunkTap.NONE, progress);
+            case SCTP -> new SctpConnectionManager(sctpStack(), local, traceSessions ? this::trace : ChunkTap.NONE,
+                    progress);
         };
+    }
+
+    /** Prints a session control message sent or received (the owner thread calls it); data chunks pass. */
+    private void trace(Object association, boolean outbound, int streamId, int ppid, boolean unordered,
+            MemorySegment chunk, int length) {
+        if (ppid != DdpSctp.PPID_SESSION_CONTROL) {
+            return;
+        }
+        String message;
+        try {
+            message = SessionControlChunk.decode(chunk, 0, length).message().getClass().getSimpleName();
+        } catch (MalformedFrameException e) {
+            message = "a malformed session control chunk (" + e.getMessage() + ")";
+        }
+        PrintWriter err = mixee.commandLine().getErr();
+        err.println("trace: " + association + " stream " + streamId + (outbound ? " sent " : " received ") + message);
+        err.flush();
     }
 
     /** The SCTP backend the options name, with the peer's UDP port when one is given. */

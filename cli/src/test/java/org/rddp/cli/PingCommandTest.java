@@ -104,11 +104,16 @@ class PingCommandTest {
     void pingsOverSctp() throws Exception {
         String port = Integer.toString(freePort());
         Run[] runs = pair(List.of("-t", "sctp", "--sctp-stack", "usrsctp", "-a", "127.0.0.1", "-p", port, "-V",
-                "-S", "65535"), List.of(), List.of("-C", "10"));
+                "-S", "65535", "--trace-sessions"), List.of(), List.of("-C", "10"));
         assertThat(runs[1].status()).as(runs[1].err()).isZero();
         assertThat(runs[1].out()).contains("client: 10 pings of 65535 octets, data verified")
                 .containsPattern("connected to 127\\.0\\.0\\.1:\\d+ over sctp-\\d+ stream \\d+, IRD");
         assertThat(runs[0].out()).contains("after 10 pings, data verified");
+        // the session ends with Session Terminates (RFC 5043 §6.2), not only the association's SHUTDOWN or ABORT
+        assertThat(runs[1].err()).containsPattern("sctp-\\d+ stream \\d+ sent EnhancedInitiate")
+                .containsPattern("received EnhancedAccept").containsPattern("stream \\d+ sent Terminate")
+                .containsPattern("stream \\d+ received Terminate");
+        assertThat(runs[0].err()).containsPattern("received Terminate");
     }
 
     @Test

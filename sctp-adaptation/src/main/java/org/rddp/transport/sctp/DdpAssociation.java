@@ -73,6 +73,12 @@ final class DdpAssociation {
         }
     }
 
+    /** Its name in messages: {@code sctp-3}. */
+    @Override
+    public String toString() {
+        return name;
+    }
+
     /** Starts reading; completes {@link #validated()} once the peer's Adaptation Layer Indication is checked. */
     void start(Listener newListener) {
         this.listener = newListener;
