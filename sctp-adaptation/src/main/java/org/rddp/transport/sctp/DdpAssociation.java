@@ -171,7 +171,14 @@ final class DdpAssociation {
                 adaptationSeen = true;
                 validated.complete(this);
             }
-            case SctpSocket.ReceivedMessage.ASSOCIATION_DOWN -> lose("association down");
+            case SctpSocket.ReceivedMessage.ASSOCIATION_DOWN -> lose(switch (message.value) {
+                case SctpSocket.ReceivedMessage.LOST -> "the SCTP association was lost: the peer aborted it or "
+                        + "stopped answering (" + ProtocolParameters.RDDP.associationMaxRetrans()
+                        + " retransmissions or heartbeats in a row unanswered)";
+                case SctpSocket.ReceivedMessage.SHUT_DOWN -> "the SCTP association was shut down";
+                case SctpSocket.ReceivedMessage.NOT_STARTED -> "the SCTP association could not be set up";
+                default -> "the SCTP association ended";
+            });
             case SctpSocket.ReceivedMessage.DATA -> {
                 if (!adaptationSeen) {
                     // the indication comes with INIT/INIT-ACK, before any data: without it, no DDP here (§5.1)

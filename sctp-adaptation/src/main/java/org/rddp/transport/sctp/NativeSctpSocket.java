@@ -110,6 +110,8 @@ public abstract class NativeSctpSocket implements SctpSocket {
             if (state == codes.commLost() || state == codes.shutdownComplete()
                     || state == codes.cantStartAssociation()) {
                 into.kind = ReceivedMessage.ASSOCIATION_DOWN;
+                into.value = state == codes.commLost() ? ReceivedMessage.LOST : state == codes.shutdownComplete()
+                        ? ReceivedMessage.SHUT_DOWN : ReceivedMessage.NOT_STARTED;
             }
         }
     }

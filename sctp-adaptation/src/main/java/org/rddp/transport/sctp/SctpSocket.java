@@ -61,8 +61,14 @@ public interface SctpSocket extends AutoCloseable {
         public static final int DATA = 0;
         /** The peer's Adaptation Layer Indication; {@link #value} holds it. */
         public static final int ADAPTATION = 1;
-        /** The association went down (lost, or shut down by the peer). */
+        /** The association went down (lost, or shut down by the peer); {@link #value} says how, if known. */
         public static final int ASSOCIATION_DOWN = 2;
+        /** {@link #ASSOCIATION_DOWN}: the peer aborted or stopped answering (SCTP_COMM_LOST). */
+        public static final int LOST = 1;
+        /** {@link #ASSOCIATION_DOWN}: the graceful shutdown completed (SCTP_SHUTDOWN_COMP). */
+        public static final int SHUT_DOWN = 2;
+        /** {@link #ASSOCIATION_DOWN}: the association could not be set up (SCTP_CANT_STR_ASSOC). */
+        public static final int NOT_STARTED = 3;
         /** The peer started a graceful shutdown. */
         public static final int SHUTDOWN = 3;
         /** Any other notification. */
@@ -78,7 +84,8 @@ public interface SctpSocket extends AutoCloseable {
         public boolean unordered;
         /** Data: the whole message fit (MSG_EOR). */
         public boolean complete;
-        /** {@link #ADAPTATION}: the indication. */
+        /** {@link #ADAPTATION}: the indication; {@link #ASSOCIATION_DOWN}: {@link #LOST}, {@link #SHUT_DOWN},
+         * {@link #NOT_STARTED}, or 0 (the socket ended without saying). */
         public int value;
 
         /** An empty description, filled by {@link SctpSocket#receive}. */

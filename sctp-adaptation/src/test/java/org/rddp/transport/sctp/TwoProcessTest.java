@@ -134,4 +134,81 @@ class TwoProcessTest {
             assertThat(output).contains("UDP port " + taken.getLocalPort() + " is taken");
         }
     }
+
+    /**
+     * Issue 16 item 4: a peer killed with SIGKILL sends no ABORT; with data outstanding the association is reported
+     * lost within {@link ProtocolParameters#deadPeerBound} (was 4 to 12 minutes with RFC 4960's suggested values),
+     * and every outstanding work request completes with a flush error.
+     */
+    @Test
+    void aKilledPeerIsReportedLostInSecondsAndItsWorkIsFlushed() throws Exception {
+        int sctpPort = TestPorts.next();
+        Process child = responder(sctpPort);
+        try (BufferedReader output = new BufferedReader(new InputStreamReader(child.getInputStream(),
+                StandardCharsets.UTF_8))) {
+            String[] ready = output.readLine().split(" ");
+            assertThat(ready[0]).as("the responder first line").isEqualTo("READY");
+            RdmaDevice device = new RdmaDevice("killed-peer");
+            ProtectionDomain pd = device.allocateProtectionDomain();
+            CompletionQueue cq = device.createCompletionQueue(64);
+            java.util.concurrent.CompletableFuture<String> lost = new java.util.concurrent.CompletableFuture<>();
+            QueuePair qp = pd.createQueuePair(new QpAttributes(cq, cq, null, 16, 16, 1, true,
+                    (pair, event, terminate, detail) -> {
+                        if (event == org.rddp.verbs.QpEvent.CONNECTION_LOST) {
+                            lost.complete(detail);
+                        }
+                    }));
+            int size = 4096;
+            MemoryRegion back = pd.register(Arena.ofAuto().allocate(4L * size), EnumSet.of(Access.LOCAL_WRITE));
+            MemoryRegion out = pd.register(Arena.ofAuto().allocate(size), EnumSet.noneOf(Access.class));
+            for (int i = 0; i < 4; i++) {
+                qp.postReceive(new ReceiveWorkRequest(1).wrId(i).sge(0, back, (long) i * size, size));
+            }
+            try (SctpConnectionManager manager = new SctpConnectionManager(UsrsctpStack.udp(Integer.parseInt(
+                    ready[1])), InetAddress.getLoopbackAddress())) {
+                manager.connect(qp, new InetSocketAddress(InetAddress.getLoopbackAddress(), sctpPort),
+                        ConnectOptions.of(1, 1)).get(20, TimeUnit.SECONDS);
+                SendWorkRequest send = new SendWorkRequest(1).opcode(WorkOpcode.SEND).sge(0, out, 0, size);
+                assertThat(qp.postSend(send.wrId(100))).isZero();
+                WorkCompletion completion = new WorkCompletion();
+                java.util.Set<Long> done = new java.util.HashSet<>();
+                while (done.size() < 2) { // the Send and its echo
+                    done.add(next(cq, completion).wrId());
+                }
+
+                child.destroyForcibly(); // SIGKILL: no ABORT, no SHUTDOWN
+                assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
+                long killed = System.nanoTime();
+                assertThat(qp.postSend(send.wrId(101))).isZero(); // data outstanding: retransmitted into silence
+                java.time.Duration bound = ProtocolParameters.RDDP.deadPeerBound(false);
+                String why = lost.get(bound.toMillis(), TimeUnit.MILLISECONDS);
+                long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killed);
+                System.out.printf("killed peer reported lost after %d ms (%s); bounds %s with data, %s idle%n",
+                        millis, why, ProtocolParameters.RDDP.deadPeerBound(true), bound);
+                java.util.Map<Long, WcStatus> completed = new java.util.HashMap<>();
+                while (completed.size() < 4) { // the Send completes once SCTP took it, or is flushed; nothing is lost
+                    completed.put(next(cq, completion).wrId(), completion.status());
+                }
+                assertThat(completed).as("the Send posted after the kill and the three receives left")
+                        .containsOnlyKeys(101L, 1L, 2L, 3L);
+                assertThat(List.of(completed.get(1L), completed.get(2L), completed.get(3L))).as("the receives")
+                        .containsOnly(WcStatus.WR_FLUSH_ERR);
+            }
+        } finally {
+            child.destroyForcibly();
+        }
+    }
+
+    /** The next completion (this test's wrIds only count once each), waiting up to 20 s for it. */
+    private static WorkCompletion next(CompletionQueue cq, WorkCompletion completion) throws InterruptedException {
+        while (!cq.poll(completion)) {
+            cq.requestNotification(1);
+            if (cq.poll(completion)) {
+                break;
+            }
+            assertThat(cq.awaitNotification(java.time.Duration.ofSeconds(20))).as("a completion within 20 s")
+                    .isTrue();
+        }
+        return completion;
+    }
 }

@@ -133,6 +133,7 @@ final class KernelSctpSocket extends NativeSctpSocket {
         int flags = msgflags.get(JAVA_INT, 0);
         if (received == 0 && (flags & Native.MSG_NOTIFICATION) == 0) {
             into.kind = ReceivedMessage.ASSOCIATION_DOWN; // end of stream: the association is gone
+            into.value = 0;
             return 0;
         }
         into.complete = (flags & Native.MSG_EOR) != 0;

@@ -1,7 +1,9 @@
 package org.rddp.transport.sctp.kernel;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -12,6 +14,7 @@ import org.rddp.loop.Loop;
 import org.rddp.loop.Poller;
 import org.rddp.transport.sctp.EpollPoller;
 import org.rddp.transport.sctp.LoopListening;
+import org.rddp.transport.sctp.ProtocolParameters;
 import org.rddp.transport.sctp.SharedLoops;
 import org.rddp.transport.sctp.SctpSocket;
 import org.rddp.transport.sctp.SctpStack;
@@ -189,6 +192,7 @@ public final class KernelSctpStack implements SctpStack {
                 setsockopt(fd, state, Posix.IPPROTO_SCTP, Native.SCTP_RECVRCVINFO, Posix.intValue(arena, 1),
                         "rcvinfo");
                 setsockopt(fd, state, Posix.IPPROTO_SCTP, Native.SCTP_NODELAY, Posix.intValue(arena, 1), "nodelay");
+                failureDetection(fd, state, arena, ProtocolParameters.RDDP);
                 MemorySegment events = arena.allocate(Native.EVENTS_SIZE);
                 events.set(java.lang.foreign.ValueLayout.JAVA_BYTE, Native.EVENT_ASSOCIATION, (byte) 1);
                 events.set(java.lang.foreign.ValueLayout.JAVA_BYTE, Native.EVENT_SHUTDOWN, (byte) 1);
@@ -208,6 +212,24 @@ public final class KernelSctpStack implements SctpStack {
         } catch (Throwable e) {
             throw new IOException(e);
         }
+    }
+
+    /** The endpoint's defaults for its associations (accepted ones take the listener's): RTO, retransmissions. */
+    private static void failureDetection(int fd, MemorySegment state, Arena arena, ProtocolParameters parameters)
+            throws IOException {
+        MemorySegment rto = arena.allocate(Native.RTOINFO_SIZE, 4);
+        rto.set(JAVA_INT, 4, (int) parameters.rtoInitial().toMillis());
+        rto.set(JAVA_INT, 8, (int) parameters.rtoMax().toMillis());
+        rto.set(JAVA_INT, 12, (int) parameters.rtoMin().toMillis());
+        setsockopt(fd, state, Posix.IPPROTO_SCTP, Native.SCTP_RTOINFO, rto, "RTO bounds");
+        MemorySegment association = arena.allocate(Native.ASSOCPARAMS_SIZE, 4);
+        association.set(JAVA_SHORT, Native.ASSOCPARAMS_MAX_RETRANS, (short) parameters.associationMaxRetrans());
+        setsockopt(fd, state, Posix.IPPROTO_SCTP, Native.SCTP_ASSOCINFO, association, "Association.Max.Retrans");
+        MemorySegment paths = arena.allocate(Native.PADDRPARAMS_SIZE, 4);
+        paths.set(JAVA_INT_UNALIGNED, Native.PADDRPARAMS_HB_INTERVAL, (int) parameters.hbInterval().toMillis());
+        paths.set(JAVA_SHORT_UNALIGNED, Native.PADDRPARAMS_PATH_MAX_RETRANS, (short) parameters.pathMaxRetrans());
+        paths.set(JAVA_INT_UNALIGNED, Native.PADDRPARAMS_FLAGS, Native.SPP_HB_ENABLE);
+        setsockopt(fd, state, Posix.IPPROTO_SCTP, Native.SCTP_PEER_ADDR_PARAMS, paths, "heartbeats");
     }
 
     private static void setsockopt(int fd, MemorySegment state, int level, int option, MemorySegment value,

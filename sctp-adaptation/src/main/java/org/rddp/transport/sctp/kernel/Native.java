@@ -17,9 +17,12 @@ import java.lang.invoke.MethodHandle;
  */
 @SuppressWarnings({"checkstyle:IllegalCatch", "restricted"}) // native access is the point of this class
 final class Native {
+    static final int SCTP_RTOINFO = 0;
+    static final int SCTP_ASSOCINFO = 1;
     static final int SCTP_INITMSG = 2;
     static final int SCTP_NODELAY = 3;
     static final int SCTP_ADAPTATION_LAYER = 7;
+    static final int SCTP_PEER_ADDR_PARAMS = 9;
     static final int SCTP_EVENTS = 11;
     static final int SCTP_STATUS = 14;
     static final int SCTP_RECVRCVINFO = 32;
@@ -35,6 +38,21 @@ final class Native {
     static final int SCTP_COMM_LOST = 1;
     static final int SCTP_SHUTDOWN_COMP = 3;
     static final int SCTP_CANT_STR_ASSOC = 4;
+
+    /** struct sctp_rtoinfo: association id, then initial, max and min in milliseconds. */
+    static final int RTOINFO_SIZE = 16;
+    /** struct sctp_assocparams: association id, then Association.Max.Retrans (u16) at 4; zeros change nothing. */
+    static final int ASSOCPARAMS_SIZE = 20;
+    static final long ASSOCPARAMS_MAX_RETRANS = 4;
+    /**
+     * struct sctp_paddrparams (packed) up to its flags, the size every Linux since 2.6 takes: association id,
+     * a zero address (every path), heartbeat interval (ms), Path.Max.Retrans (u16), path MTU, SACK delay, flags.
+     */
+    static final int PADDRPARAMS_SIZE = 152;
+    static final long PADDRPARAMS_HB_INTERVAL = 132;
+    static final long PADDRPARAMS_PATH_MAX_RETRANS = 136;
+    static final long PADDRPARAMS_FLAGS = 146;
+    static final int SPP_HB_ENABLE = 1;
 
     /** struct sctp_event_subscribe: one byte per event; association, shutdown and adaptation on. */
     static final int EVENTS_SIZE = 14;

@@ -147,6 +147,13 @@ final class Usrsctp {
         return LOAD_FAILURE;
     }
 
+    /** Sets usrsctp's sysctl {@code sctp_<name>} through {@code usrsctp_sysctl_set_sctp_<name>}; 0 on success. */
+    static int setSysctl(String name, long value) throws Throwable {
+        MethodHandle setter = handle("usrsctp_sysctl_set_sctp_" + name, FunctionDescriptor.of(JAVA_INT, JAVA_INT),
+                false);
+        return (int) setter.invokeExact((int) value);
+    }
+
     private static MethodHandle handle(String name, FunctionDescriptor descriptor, boolean errno) {
         if (LIBRARY == null) {
             return null;

@@ -113,6 +113,7 @@ final class UsrsctpSocket extends NativeSctpSocket {
         int flags = msgflags.get(JAVA_INT, 0);
         if (received == 0 && (flags & Usrsctp.MSG_NOTIFICATION) == 0) {
             into.kind = ReceivedMessage.ASSOCIATION_DOWN; // end of stream: the association is gone
+            into.value = 0;
             return 0;
         }
         into.complete = (flags & Usrsctp.MSG_EOR) != 0;

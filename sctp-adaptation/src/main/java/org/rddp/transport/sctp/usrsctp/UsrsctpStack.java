@@ -19,6 +19,7 @@ import org.rddp.sctp.DdpSctp;
 import org.rddp.transport.sctp.EpollPoller;
 import org.rddp.transport.sctp.LoopListening;
 import org.rddp.transport.sctp.SctpSocket;
+import org.rddp.transport.sctp.ProtocolParameters;
 import org.rddp.transport.sctp.SctpStack;
 import org.rddp.transport.sctp.SharedLoops;
 
@@ -155,10 +156,25 @@ public final class UsrsctpStack implements SctpStack {
             if (status != 0 || maxChunksInFlight() > DdpSctp.MAX_CHUNKS_IN_FLIGHT_PER_STREAM) {
                 throw new IOException("could not bound usrsctp's queued chunks to " + MAX_CHUNKS_QUEUED);
             }
+            apply(ProtocolParameters.RDDP);
         } catch (IOException e) {
             throw e;
         } catch (Throwable e) {
             throw new IOException(e);
+        }
+    }
+
+    /** Sets the defaults every association of this process starts with (usrsctp's sysctls, in milliseconds). */
+    private static void apply(ProtocolParameters parameters) throws Throwable {
+        long[] values = {parameters.rtoMin().toMillis(), parameters.rtoMax().toMillis(),
+            parameters.rtoInitial().toMillis(), parameters.associationMaxRetrans(), parameters.pathMaxRetrans(),
+            parameters.maxInitRetransmits(), parameters.hbInterval().toMillis()};
+        String[] names = {"rto_min_default", "rto_max_default", "rto_initial_default", "assoc_rtx_max_default",
+            "path_rtx_max_default", "init_rtx_max_default", "heartbeat_interval_default"};
+        for (int i = 0; i < names.length; i++) {
+            if (Usrsctp.setSysctl(names[i], values[i]) != 0) {
+                throw new IOException("usrsctp refused sctp_" + names[i] + " = " + values[i]);
+            }
         }
     }
 
