@@ -1,6 +1,5 @@
 package org.rddp.transport.mpa;
 
-import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -8,19 +7,15 @@ import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
 import java.net.SocketAddress;
 import java.net.SocketException;
-import java.net.SocketTimeoutException;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
-import java.time.Duration;
 import java.util.EnumSet;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
@@ -53,8 +48,9 @@ import org.rddp.wire.PrivateData;
 /**
  * Connection management over TCP with MPA (RFC 5044 §7, RFC 6581): the initiator sends the MPA Request, the
  * responder's ULP accepts or rejects it, the Reply settles Markers, CRCs, IRD/ORD and the model, and both enter
- * Full Operation on an {@link MpaStream}. The startup phase runs on blocking sockets with timeouts, on setup
- * threads; the responder sends nothing in Full Operation before it received an FPDU (§7.1.2 rule 4), and in
+ * Full Operation on an {@link MpaStream}. The startup phase runs on the manager's loops too ({@link MpaStartup}:
+ * non-blocking, within a deadline): listening, connecting and a thousand connections in startup take no thread of
+ * their own; the responder sends nothing in Full Operation before it received an FPDU (§7.1.2 rule 4), and in
  * peer-to-peer mode that FPDU is the initiator's RTR (RFC 6581 §5).
  *
  * <p>Streams in Full Operation live on the manager's loops ({@link Progress}): each loop's selector watches the
@@ -66,12 +62,18 @@ public final class MpaConnectionManager implements ConnectionManager {
     static final int LARGEST_IP_PACKET = 65535;
     /** IPv4's smallest MTU every host must take (RFC 791): the smallest {@link MpaOptions#mtu()}. */
     static final int SMALLEST_MTU = 576;
+    /** Connections the kernel queues for a listener until its loop takes them (capped by net.core.somaxconn). */
+    private static final int BACKLOG = 1024;
+    /** Connections a listener takes from the kernel's backlog per duty cycle of its loop. */
+    private static final int ACCEPTS_PER_CYCLE = 64;
 
     private final MpaOptions mpa;
     private final InetAddress localAddress;
-    private final ExecutorService setup = Executors.newCachedThreadPool(Thread.ofPlatform().daemon(true)
-            .name("mpa-setup-", 0).factory());
     private final Set<ServerSocketChannel> servers = ConcurrentHashMap.newKeySet();
+    /** Connections in startup (on the loops): closed with the manager. */
+    private final Set<MpaStartup> startups = ConcurrentHashMap.newKeySet();
+    /** Connections accepted whose startup has yet to begin on their loop. */
+    private final java.util.concurrent.atomic.AtomicInteger accepting = new java.util.concurrent.atomic.AtomicInteger();
     private final java.util.Map<MpaStream, Loop> streams = new ConcurrentHashMap<>();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final AtomicReference<Refusal> lastRefusal = new AtomicReference<>();
@@ -104,10 +106,14 @@ public final class MpaConnectionManager implements ConnectionManager {
         return loops[Math.floorMod(nextLoop.getAndIncrement(), loops.length)];
     }
 
-    /** A stream in Full Operation on {@code channel}, on the next loop, attached to {@code qp}. */
-    private void attach(QueuePair qp, SocketChannel channel, LlpParameters parameters, int mulpdu,
+    /**
+     * A stream in Full Operation on {@code startup}'s channel, on {@code loop} (where the startup ran: the stream takes
+     * over its registration), attached to {@code qp}. Loop thread.
+     */
+    private void attach(QueuePair qp, MpaStartup startup, Loop loop, LlpParameters parameters, int mulpdu,
             boolean markersOut, boolean markersIn, boolean crc) throws IOException {
-        Loop loop = nextLoop();
+        startup.handOver();
+        SocketChannel channel = startup.channel();
         MpaStream stream = new MpaStream(channel, (SelectorPoller) loop.poller(), parameters, mulpdu, markersOut,
                 markersIn, crc, streams::remove);
         streams.put(stream, loop);
@@ -177,21 +183,26 @@ public final class MpaConnectionManager implements ConnectionManager {
         ServerSocketChannel server = ServerSocketChannel.open();
         try {
             server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
-            server.bind(address, 64);
+            server.bind(address, BACKLOG);
+            server.configureBlocking(false);
         } catch (IOException e) {
             server.close();
             throw e;
         }
         servers.add(server);
         InetSocketAddress bound = (InetSocketAddress) server.getLocalAddress();
-        Thread.ofPlatform().daemon().name("mpa-listen-" + bound.getPort()).start(() -> {
-            while (server.isOpen()) {
-                try {
-                    SocketChannel accepted = server.accept();
-                    setup.execute(() -> receiveRequest(accepted, handler));
-                } catch (IOException | java.util.concurrent.RejectedExecutionException e) {
-                    return; // closed
-                }
+        Loop loop = nextLoop();
+        SelectorPoller.Handler acceptor = new SelectorPoller.Handler() {
+            @Override
+            public int ready(int readyOps) {
+                return acceptAll(server, this, (SelectorPoller) loop.poller(), handler);
+            }
+        };
+        loop.execute(() -> {
+            try {
+                ((SelectorPoller) loop.poller()).register(server, SelectionKey.OP_ACCEPT, acceptor);
+            } catch (IOException e) {
+                servers.remove(server); // closed before its loop got to it
             }
         });
         return new Listener() {
@@ -203,49 +214,126 @@ public final class MpaConnectionManager implements ConnectionManager {
             @Override
             public void close() {
                 servers.remove(server);
-                closeQuietly(server);
+                closeQuietly(server); // at once, from any thread: the port is free; the loop forgets it next
+                loop.execute(() -> ((SelectorPoller) loop.poller()).deregister(acceptor));
             }
         };
     }
 
-    /** Responder: reads and checks the Request, then gives it to the ULP. Setup thread. */
+    /** Takes the connections waiting on {@code server}; each starts up on the next loop. The listener's loop. */
+    private int acceptAll(ServerSocketChannel server, SelectorPoller.Handler acceptor, SelectorPoller poller,
+            Consumer<ConnectionRequest> handler) {
+        int accepted = 0;
+        while (accepted < ACCEPTS_PER_CYCLE) {
+            SocketChannel channel;
+            try {
+                channel = server.accept();
+            } catch (IOException e) {
+                poller.deregister(acceptor); // closed: the listener is gone
+                return accepted;
+            }
+            if (channel == null) {
+                return accepted;
+            }
+            accepted++;
+            if (startups.size() + accepting.get() >= mpa.maxStartups()) {
+                SocketAddress peer = null;
+                try {
+                    peer = channel.getRemoteAddress();
+                    channel.setOption(StandardSocketOptions.SO_LINGER, 0);
+                } catch (IOException e) {
+                    // reset or not, it goes
+                }
+                closeQuietly(channel);
+                refuse(peer, new IOException("too many connections in startup: " + mpa.maxStartups()
+                        + " (MpaOptions.withLimits)"));
+                continue;
+            }
+            accepting.incrementAndGet();
+            Loop loop = nextLoop();
+            loop.execute(() -> receiveRequest(channel, loop, handler));
+        }
+        return accepted;
+    }
+
+    /** Responder: reads and checks the Request within the startup timeout, then gives it to the ULP. Its loop. */
     @SuppressWarnings("checkstyle:IllegalCatch") // a handler's bug or a bad frame loses this connection only
-    private void receiveRequest(SocketChannel channel, Consumer<ConnectionRequest> handler) {
+    private void receiveRequest(SocketChannel channel, Loop loop, Consumer<ConnectionRequest> handler) {
+        accepting.decrementAndGet(); // in startups from here on, or refused
         SocketAddress peer = null;
         try {
             peer = channel.getRemoteAddress();
+            channel.configureBlocking(false);
             channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
-            MpaStartupFrame request = readFrame(channel, MpaStartupFrame.Kind.REQUEST, mpa.startupTimeout());
-            if (request.revision() > mpa.revision()) {
-                // an RFC 5044 responder cannot interoperate with revision 2: it closes (§7.1.2 rule 9)
-                throw new MalformedFrameException(DecodeStatus.MPA_BAD_REVISION, "revision " + request.revision()
-                        + " but this side speaks revision " + mpa.revision() + " only");
-            }
-            handler.accept(new Request(channel, request));
-        } catch (IOException | MalformedFrameException | RuntimeException e) {
+            SocketAddress from = peer;
+            MpaStartup startup = new MpaStartup(channel, loop, false, startups,
+                    failure -> refuse(from, failure));
+            startup.expect(MpaStartupFrame.Kind.REQUEST, mpa.startupTimeout(), request -> {
+                if (request.revision() > mpa.revision()) {
+                    // an RFC 5044 responder cannot interoperate with revision 2: it closes (§7.1.2 rule 9)
+                    throw new MalformedFrameException(DecodeStatus.MPA_BAD_REVISION, "revision " + request.revision()
+                            + " but this side speaks revision " + mpa.revision() + " only");
+                }
+                if (streams.size() >= mpa.maxConnections()) {
+                    rejectReply(startup, request, PrivateData.EMPTY);
+                    throw new IOException("too many connections: " + mpa.maxConnections() + " in Full Operation "
+                            + "(MpaOptions.withLimits); the Request was rejected");
+                }
+                startup.onFailure(failure -> { }); // the ULP answers: a later failure is its answer's
+                handler.accept(new Request(startup, loop, from, request));
+            });
+        } catch (IOException | RuntimeException e) {
             closeQuietly(channel);
-            Refusal refusal = new Refusal(peer, describe(e, "Request"), e instanceof MalformedFrameException malformed
-                    && malformed.status() != DecodeStatus.MPA_BAD_KEY
-                    && malformed.status() != DecodeStatus.MPA_FRAME_TRUNCATED);
-            lastRefusal.set(refusal);
-            refusals.accept(refusal);
+            refuse(peer, e);
         }
+    }
+
+    /**
+     * Answers {@code request} with a rejecting Reply, then FIN: a fresh connection's send buffer takes the few octets
+     * at once. An enhanced Request is answered in kind (RFC 6581 §10), with no IRD/ORD to quote.
+     */
+    private void rejectReply(MpaStartup startup, MpaStartupFrame request, PrivateData privateData) {
+        EnhancedConnectionData offer = request.enhancedData();
+        EnhancedConnectionData answer = offer == null ? null : EnhancedConnectionData.of(offer.peerToPeer(),
+                Set.of(), EnhancedConnectionData.NO_NEGOTIATION, EnhancedConnectionData.NO_NEGOTIATION);
+        try {
+            startup.channel().write(ByteBuffer.wrap(new MpaStartupFrame(MpaStartupFrame.Kind.REPLY, mpa.markers(),
+                    mpa.crc(), true, Math.min(request.revision(), mpa.revision()), answer, privateData)
+                    .toByteArray()));
+            startup.channel().shutdownOutput(); // this ULP has no use for the TCP connection
+        } catch (IOException | IllegalArgumentException e) {
+            // the initiator sees the connection close instead
+        }
+    }
+
+    /** Records and reports a connection refused before its Request reached the ULP. */
+    private void refuse(SocketAddress peer, Exception e) {
+        Refusal refusal = new Refusal(peer, describe(e, "Request"), e instanceof MalformedFrameException malformed
+                && malformed.status() != DecodeStatus.MPA_BAD_KEY
+                && malformed.status() != DecodeStatus.MPA_FRAME_TRUNCATED);
+        lastRefusal.set(refusal);
+        refusals.accept(refusal);
     }
 
     @Override
     public CompletableFuture<Connection> connect(QueuePair qp, SocketAddress remote, ConnectOptions options) {
         CompletableFuture<Connection> result = new CompletableFuture<>();
-        setup.execute(() -> initiate(qp, (InetSocketAddress) remote, options, false, result));
+        Loop loop = nextLoop();
+        loop.execute(() -> initiate(qp, loop, (InetSocketAddress) remote, options, false, result));
         return result;
     }
 
-    /** Initiator: Request, Reply, negotiation, Full Operation. Setup thread. */
+    /** Initiator: connect, Request, Reply, negotiation, Full Operation; within the options' timeout. Its loop. */
     @SuppressWarnings("checkstyle:IllegalCatch") // any failure must end in the future, never vanish
-    private void initiate(QueuePair qp, InetSocketAddress remote, ConnectOptions options, boolean revision1,
-            CompletableFuture<Connection> result) {
+    private void initiate(QueuePair qp, Loop loop, InetSocketAddress remote, ConnectOptions options,
+            boolean revision1, CompletableFuture<Connection> result) {
         if (options.peerToPeer() && mpa.revision() < 2) {
             result.completeExceptionally(new IOException("peer-to-peer needs the enhanced setup of MPA revision 2 "
                     + "(RFC 6581 §9.2); this connection manager speaks revision 1 only"));
+            return;
+        }
+        if (closed.get()) {
+            result.completeExceptionally(new IOException("the connection manager is closed"));
             return;
         }
         boolean enhanced = options.enhanced() && mpa.revision() >= 2 && !revision1;
@@ -260,36 +348,46 @@ public final class MpaConnectionManager implements ConnectionManager {
                     false, enhanced ? MpaStartupFrame.REVISION_2 : MpaStartupFrame.REVISION_1, offer,
                     options.privateData());
             channel = SocketChannel.open();
+            channel.configureBlocking(false);
             channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
             channel.bind(new InetSocketAddress(localAddress, 0));
-            channel.socket().connect(remote, (int) Math.max(1, options.timeout().toMillis()));
-            write(channel, request.toByteArray());
-            MpaStartupFrame reply;
-            try {
-                reply = readFrame(channel, MpaStartupFrame.Kind.REPLY, options.timeout());
-            } catch (EOFException e) {
-                closeQuietly(channel);
-                if (enhanced && mpa.retryRevision1()) {
-                    initiate(qp, remote, options, true, result); // RFC 6581 §10: an RFC 5044 responder closed
-                    return;
+            boolean connected = channel.connect(remote);
+            MpaStartup startup = new MpaStartup(channel, loop, !connected, startups,
+                    failure -> {
+                if (failure instanceof EOFException && enhanced && mpa.retryRevision1()) {
+                    initiate(qp, loop, remote, options, true, result); // RFC 6581 §10: an RFC 5044 responder closed
+                } else {
+                    result.completeExceptionally(initiatorFailure(failure, enhanced));
                 }
-                throw new IOException("the responder closed the connection without an MPA Reply" + (enhanced
-                        ? " (an RFC 5044 responder does so on an enhanced request; MpaOptions.withRetryRevision1 "
-                                + "retries with revision 1)" : ""), e);
-            }
-            negotiate(qp, channel, options, request, reply, peerToPeer ? rtrTypes : Set.of(), result);
-        } catch (ConnectionRejectedException e) {
+            });
+            startup.send(request.toByteArray(), null);
+            startup.expect(MpaStartupFrame.Kind.REPLY, options.timeout(), reply -> {
+                negotiate(qp, startup, loop, options, request, reply, peerToPeer ? rtrTypes : Set.of(), result);
+            });
+        } catch (IOException | RuntimeException e) {
             closeQuietly(channel);
-            result.completeExceptionally(e);
-        } catch (IOException | MalformedFrameException | RuntimeException e) {
-            closeQuietly(channel);
-            result.completeExceptionally(e instanceof IOException ? e : new IOException(describe(e, "Reply"), e));
+            result.completeExceptionally(initiatorFailure(e, enhanced));
         }
     }
 
+    /** What an initiator whose startup failed with {@code e} is told. */
+    private static Exception initiatorFailure(Exception e, boolean enhanced) {
+        if (e instanceof ConnectionRejectedException) {
+            return e;
+        }
+        if (e instanceof EOFException) {
+            return new IOException("the responder closed the connection without an MPA Reply" + (enhanced
+                    ? " (an RFC 5044 responder does so on an enhanced request; MpaOptions.withRetryRevision1 "
+                            + "retries with revision 1)" : ""), e);
+        }
+        return e instanceof IOException ? e : new IOException(describe(e, "Reply"), e);
+    }
+
     /** Initiator: checks the Reply against the Request and enters Full Operation (RFC 6581 §9, §10). */
-    private void negotiate(QueuePair qp, SocketChannel channel, ConnectOptions options, MpaStartupFrame request,
-            MpaStartupFrame reply, Set<RtrType> rtrTypes, CompletableFuture<Connection> result) throws IOException {
+    private void negotiate(QueuePair qp, MpaStartup startup, Loop loop, ConnectOptions options,
+            MpaStartupFrame request, MpaStartupFrame reply, Set<RtrType> rtrTypes,
+            CompletableFuture<Connection> result) throws IOException {
+        SocketChannel channel = startup.channel();
         EnhancedConnectionData answer = reply.enhancedData();
         if (reply.reject()) {
             throw new ConnectionRejectedException("rejected by the peer's ULP", true,
@@ -309,7 +407,7 @@ public final class MpaConnectionManager implements ConnectionManager {
         if (answer != null) {
             int[] settled = IrdOrdNegotiation.settle(options.ird(), options.ord(), answer.ird(), answer.ord());
             if (settled[0] < 0) {
-                terminate(channel, MpaError.INSUFFICIENT_IRD, markersOut, crc); // RFC 6581 §9.1
+                terminate(startup, MpaError.INSUFFICIENT_IRD, markersOut, crc); // RFC 6581 §9.1
                 throw new ConnectionRejectedException("insufficient IRD: the responder's ORD " + answer.ord()
                         + " exceeds this side's IRD " + options.ird(), false, answer.ird(), answer.ord(),
                         reply.privateData());
@@ -322,7 +420,7 @@ public final class MpaConnectionManager implements ConnectionManager {
                 common.retainAll(rtrTypes);
                 rtr = answer.peerToPeer() ? RtrType.preferred(common) : RtrType.NONE;
                 if (rtr == RtrType.NONE) {
-                    terminate(channel, MpaError.NO_MATCHING_RTR, markersOut, crc); // RFC 6581 §9.2
+                    terminate(startup, MpaError.NO_MATCHING_RTR, markersOut, crc); // RFC 6581 §9.2
                     throw new ConnectionRejectedException("no matching RTR: this side sends " + rtrTypes
                             + ", the responder accepts " + answer.rtrTypes(), false, answer.ird(), answer.ord(),
                             reply.privateData());
@@ -333,28 +431,32 @@ public final class MpaConnectionManager implements ConnectionManager {
                 RdmapControl.RDMAP_VERSION, options.privateData(), reply.privateData());
         try {
             InetAddress local = ((InetSocketAddress) channel.getLocalAddress()).getAddress();
-            attach(qp, channel, parameters, mulpdu(local, markersOut, mpa.mtu()), markersOut, mpa.markers(), crc);
-        } catch (IOException e) {
+            attach(qp, startup, loop, parameters, mulpdu(local, markersOut, mpa.mtu()), markersOut, mpa.markers(),
+                    crc);
+        } catch (IOException | RuntimeException e) {
             // any other local failure once the Reply is in: Terminate 0x2/0x0/0x05, then reset (RFC 6581 §9.3)
-            terminate(channel, MpaError.LOCAL_CATASTROPHIC, markersOut, crc);
+            terminate(startup, MpaError.LOCAL_CATASTROPHIC, markersOut, crc);
             throw new IOException("could not set up the stream after the Reply: " + e.getMessage(), e);
         }
         Connection.establish(qp, parameters, result);
     }
 
-    /** Sends a Terminate FPDU with no headers, as Full Operation frames it, then closes the connection. */
-    private static void terminate(SocketChannel channel, MpaError cause, boolean markers, boolean crc) {
+    /**
+     * Sends a Terminate FPDU with no headers, as Full Operation frames it, then closes the connection (a fresh
+     * connection's send buffer takes the few octets at once: whatever it does not take is lost with the connection).
+     */
+    private static void terminate(MpaStartup startup, MpaError cause, boolean markers, boolean crc) {
         byte[] message = TerminateHeader.bareMessage(cause);
         MpaFramer framer = new MpaFramer(markers, crc);
         ByteBuffer fpdu = ByteBuffer.allocate(framer.wireLength(message.length));
         framer.frame(ByteBuffer.wrap(message), fpdu);
         try {
-            write(channel, fpdu.array());
-            channel.shutdownOutput();
+            startup.channel().write(fpdu.flip());
+            startup.channel().shutdownOutput();
         } catch (IOException e) {
             // the connection is being given up anyway
         }
-        closeQuietly(channel);
+        startup.close(false);
     }
 
     private static void requireIdle(QueuePair qp) {
@@ -364,71 +466,6 @@ public final class MpaConnectionManager implements ConnectionManager {
         }
     }
 
-
-    /**
-     * Reads one startup frame, exactly: nothing of Full Operation follows it before the peer hears from this
-     * side. Fails on a wrong key (a peer not speaking MPA), a bad revision or PD_Length, a timeout, the end of
-     * the stream before the first octet (an {@link EOFException}) or within the frame (a truncated frame).
-     */
-    private static MpaStartupFrame readFrame(SocketChannel channel, MpaStartupFrame.Kind kind, Duration timeout)
-            throws IOException, MalformedFrameException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        java.net.Socket socket = channel.socket();
-        DataInputStream in = new DataInputStream(socket.getInputStream());
-        byte[] header = new byte[MpaStartupFrame.HEADER_LENGTH];
-        String name = kind == MpaStartupFrame.Kind.REQUEST ? "Request" : "Reply";
-        try {
-            socket.setSoTimeout(remainingMillis(deadline));
-            int first = in.read();
-            if (first < 0) {
-                throw new EOFException("the peer closed the connection without an MPA " + name);
-            }
-            header[0] = (byte) first;
-            readFully(socket, in, header, 1, header.length - 1, "header", deadline);
-            int length = MpaStartupFrame.frameLength(ByteBuffer.wrap(header), kind);
-            byte[] frame = java.util.Arrays.copyOf(header, length);
-            readFully(socket, in, frame, header.length, length - header.length, "private data", deadline);
-            return MpaStartupFrame.decode(ByteBuffer.wrap(frame), kind);
-        } catch (SocketTimeoutException e) {
-            throw new SocketTimeoutException("no MPA " + name + " within " + timeout.toMillis()
-                    + " ms (RFC 5044 §7.1.2 rule 10)");
-        }
-    }
-
-    /** Milliseconds left until {@code deadline}, at least 1 (0 would mean no timeout at all). */
-    private static int remainingMillis(long deadline) throws SocketTimeoutException {
-        long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
-        if (left <= 0) {
-            throw new SocketTimeoutException("deadline passed");
-        }
-        return (int) Math.min(Integer.MAX_VALUE, left);
-    }
-
-    /**
-     * Reads the rest of a startup frame whose first octet came, within the frame's deadline (a peer sending an
-     * octet at a time cannot stretch it): the end of the stream here is a truncated frame (malformed, RFC 5044
-     * §7.1.2 rules 2 and 3), not a peer that closed instead of answering.
-     */
-    private static void readFully(java.net.Socket socket, DataInputStream in, byte[] into, int offset, int length,
-            String part, long deadline) throws IOException, MalformedFrameException {
-        int read = 0;
-        while (read < length) {
-            socket.setSoTimeout(remainingMillis(deadline));
-            int n = in.read(into, offset + read, length - read);
-            if (n < 0) {
-                throw new MalformedFrameException(DecodeStatus.MPA_FRAME_TRUNCATED, "truncated: the connection "
-                        + "closed after " + read + " of " + length + " octets of the " + part);
-            }
-            read += n;
-        }
-    }
-
-    private static void write(SocketChannel channel, byte[] octets) throws IOException {
-        ByteBuffer buffer = ByteBuffer.wrap(octets);
-        while (buffer.hasRemaining()) {
-            channel.write(buffer);
-        }
-    }
 
     private static String describe(Exception e, String frame) {
         if (e instanceof MalformedFrameException malformed && malformed.status() == DecodeStatus.MPA_BAD_KEY) {
@@ -468,39 +505,35 @@ public final class MpaConnectionManager implements ConnectionManager {
         for (ServerSocketChannel server : servers) {
             closeQuietly(server);
         }
-        setup.shutdown();
-        try {
-            setup.awaitTermination(1, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        for (MpaStartup startup : startups) {
+            startup.loop().execute(() -> startup.fail(new IOException("the connection manager closed")));
         }
-        setup.shutdownNow();
         streams.forEach((stream, loop) -> loop.execute(stream::abort));
         for (Loop loop : loops) {
             loop.close(); // runs the aborts queued above first
         }
     }
 
-    /** A Request waiting for the ULP. */
+    /** A Request waiting for the ULP; its connection waits on its loop, read no further. */
     private final class Request implements ConnectionRequest {
-        private final SocketChannel channel;
+        private final MpaStartup startup;
+        private final Loop loop;
+        private final SocketAddress peer;
         private final MpaStartupFrame request;
         private final EnhancedConnectionData offer;
         private final AtomicBoolean answered = new AtomicBoolean();
 
-        Request(SocketChannel channel, MpaStartupFrame request) {
-            this.channel = channel;
+        Request(MpaStartup startup, Loop loop, SocketAddress peer, MpaStartupFrame request) {
+            this.startup = startup;
+            this.loop = loop;
+            this.peer = peer;
             this.request = request;
             this.offer = request.enhancedData();
         }
 
         @Override
         public SocketAddress remoteAddress() {
-            try {
-                return channel.getRemoteAddress();
-            } catch (IOException e) {
-                return null;
-            }
+            return peer;
         }
 
         @Override
@@ -518,19 +551,25 @@ public final class MpaConnectionManager implements ConnectionManager {
         public CompletableFuture<Connection> accept(QueuePair qp, AcceptOptions options) {
             once();
             CompletableFuture<Connection> result = new CompletableFuture<>();
-            setup.execute(() -> {
+            loop.execute(() -> {
+                startup.onFailure(result::completeExceptionally);
                 try {
                     accepted(qp, options, result);
                 } catch (IOException | RuntimeException e) {
-                    closeQuietly(channel);
-                    result.completeExceptionally(e);
+                    startup.fail(e);
                 }
             });
+            if (!loop.running()) {
+                result.completeExceptionally(new IOException("the connection manager is closed"));
+            }
             return result;
         }
 
         private void accepted(QueuePair qp, AcceptOptions options, CompletableFuture<Connection> result)
                 throws IOException {
+            if (!startup.channel().isOpen()) {
+                throw new IOException("the connection closed before it was accepted");
+            }
             requireIdle(qp); // no accepting Reply for a queue pair that cannot take the connection
             int ird = options.ird();
             int ord = options.ord();
@@ -560,30 +599,28 @@ public final class MpaConnectionManager implements ConnectionManager {
             MpaStartupFrame reply = new MpaStartupFrame(MpaStartupFrame.Kind.REPLY, mpa.markers(),
                     mpa.crc() || request.crc(), false, Math.min(request.revision(), mpa.revision()), answer,
                     options.privateData());
-            write(channel, reply.toByteArray());
             LlpParameters parameters = new LlpParameters(ird, ord, RtrType.NONE, rtr, true, DdpSegment.DDP_VERSION,
                     RdmapControl.RDMAP_VERSION, options.privateData(), request.privateData());
-            InetAddress local = ((InetSocketAddress) channel.getLocalAddress()).getAddress();
-            attach(qp, channel, parameters, mulpdu(local, request.markers(), mpa.mtu()), request.markers(),
-                    mpa.markers(), mpa.crc() || request.crc());
-            Connection.establish(qp, parameters, result);
+            InetAddress local = ((InetSocketAddress) startup.channel().getLocalAddress()).getAddress();
+            int mulpdu = mulpdu(local, request.markers(), mpa.mtu());
+            startup.send(reply.toByteArray(), () -> {
+                try {
+                    attach(qp, startup, loop, parameters, mulpdu, request.markers(), mpa.markers(),
+                            mpa.crc() || request.crc());
+                } catch (IOException e) {
+                    startup.fail(e);
+                    return;
+                }
+                Connection.establish(qp, parameters, result);
+            });
         }
 
         @Override
         public void reject(PrivateData privateData) {
             once();
-            setup.execute(() -> {
-                // an enhanced Request is answered in kind (RFC 6581 §10); the ULP gave no IRD/ORD to quote
-                EnhancedConnectionData answer = offer == null ? null : EnhancedConnectionData.of(offer.peerToPeer(),
-                        Set.of(), EnhancedConnectionData.NO_NEGOTIATION, EnhancedConnectionData.NO_NEGOTIATION);
-                try {
-                    write(channel, new MpaStartupFrame(MpaStartupFrame.Kind.REPLY, mpa.markers(), mpa.crc(), true,
-                            Math.min(request.revision(), mpa.revision()), answer, privateData).toByteArray());
-                    channel.shutdownOutput(); // the Reply, then FIN: this ULP has no use for the TCP connection
-                } catch (IOException | IllegalArgumentException e) {
-                    // the initiator sees the connection close instead
-                }
-                closeQuietly(channel);
+            loop.execute(() -> {
+                rejectReply(startup, request, privateData);
+                startup.close(false);
             });
         }
 

@@ -22,9 +22,13 @@ import org.rddp.llp.RtrType;
  * @param startupTimeout  how long a responder waits for the Request (RFC 5044 §7.1.2 rule 10)
  * @param mtu             the path MTU FPDUs are cut for, so that each fits one TCP segment (RFC 5044 §4.5's EMSS);
  *                        0 takes the MTU of the local interface, which is right unless the path has a smaller one
+ * @param maxStartups     connections in startup at once (accepted, their Request not yet answered by the ULP, and
+ *                        connecting); one more accepted is reset, and the refusal says why
+ * @param maxConnections  connections in Full Operation at once; a Request beyond them is rejected (an MPA Reply
+ *                        with R set, RFC 5044 §7.1.2) without reaching the ULP
  */
 public record MpaOptions(int revision, boolean markers, boolean crc, boolean peerToPeer, Set<RtrType> rtrTypes,
-        boolean retryRevision1, Duration startupTimeout, int mtu) {
+        boolean retryRevision1, Duration startupTimeout, int mtu, int maxStartups, int maxConnections) {
 
     /** Validates. */
     public MpaOptions {
@@ -45,55 +49,74 @@ public record MpaOptions(int revision, boolean markers, boolean crc, boolean pee
             throw new IllegalArgumentException("an MTU from " + MpaConnectionManager.SMALLEST_MTU + " to "
                     + MpaConnectionManager.LARGEST_IP_PACKET + " (or 0: the interface's), not " + mtu);
         }
+        if (maxStartups < 1 || maxConnections < 1) {
+            throw new IllegalArgumentException("limits of at least 1, not " + maxStartups + " startups and "
+                    + maxConnections + " connections");
+        }
         rtrTypes = Set.copyOf(rtrTypes);
     }
 
     /**
      * The defaults: revision 2, no Markers, CRC on (RFC 5044 §4.4: the default MUST be to use CRCs), client-server
-     * unless a connection asks, every RTR type, no revision 1 retry, 10 s startup timeout, the interface's MTU.
+     * unless a connection asks, every RTR type, no revision 1 retry, 10 s startup timeout, the interface's MTU,
+     * at most 1024 connections in startup and 65536 in Full Operation.
      */
     public static MpaOptions defaults() {
         return new MpaOptions(2, false, true, false, EnumSet.of(RtrType.SEND, RtrType.WRITE, RtrType.READ), false,
-                Duration.ofSeconds(10), 0);
+                Duration.ofSeconds(10), 0, 1024, 65536);
     }
 
     /** These options with Markers asked for or not. */
     public MpaOptions withMarkers(boolean wanted) {
-        return new MpaOptions(revision, wanted, crc, peerToPeer, rtrTypes, retryRevision1, startupTimeout, mtu);
+        return new MpaOptions(revision, wanted, crc, peerToPeer, rtrTypes, retryRevision1, startupTimeout, mtu,
+                maxStartups, maxConnections);
     }
 
     /** These options with CRCs asked for or not. */
     public MpaOptions withCrc(boolean wanted) {
-        return new MpaOptions(revision, markers, wanted, peerToPeer, rtrTypes, retryRevision1, startupTimeout, mtu);
+        return new MpaOptions(revision, markers, wanted, peerToPeer, rtrTypes, retryRevision1, startupTimeout, mtu,
+                maxStartups, maxConnections);
     }
 
     /** These options speaking at most {@code highest}. */
     public MpaOptions withRevision(int highest) {
-        return new MpaOptions(highest, markers, crc, peerToPeer, rtrTypes, retryRevision1, startupTimeout, mtu);
+        return new MpaOptions(highest, markers, crc, peerToPeer, rtrTypes, retryRevision1, startupTimeout, mtu,
+                maxStartups, maxConnections);
     }
 
     /** These options always asking for peer-to-peer with exactly {@code rtr} as the RTR this side can send. */
     public MpaOptions withPeerToPeer(RtrType rtr) {
-        return new MpaOptions(revision, markers, crc, true, EnumSet.of(rtr), retryRevision1, startupTimeout, mtu);
+        return new MpaOptions(revision, markers, crc, true, EnumSet.of(rtr), retryRevision1, startupTimeout, mtu,
+                maxStartups, maxConnections);
     }
 
     /** These options with the RTR types this side supports. */
     public MpaOptions withRtrTypes(Set<RtrType> types) {
-        return new MpaOptions(revision, markers, crc, peerToPeer, types, retryRevision1, startupTimeout, mtu);
+        return new MpaOptions(revision, markers, crc, peerToPeer, types, retryRevision1, startupTimeout, mtu,
+                maxStartups, maxConnections);
     }
 
     /** These options retrying with revision 1 when an enhanced request is refused. */
     public MpaOptions withRetryRevision1(boolean retry) {
-        return new MpaOptions(revision, markers, crc, peerToPeer, rtrTypes, retry, startupTimeout, mtu);
+        return new MpaOptions(revision, markers, crc, peerToPeer, rtrTypes, retry, startupTimeout, mtu,
+                maxStartups, maxConnections);
     }
 
     /** These options cutting FPDUs for a path MTU of {@code octets} (0: the local interface's MTU). */
     public MpaOptions withMtu(int octets) {
-        return new MpaOptions(revision, markers, crc, peerToPeer, rtrTypes, retryRevision1, startupTimeout, octets);
+        return new MpaOptions(revision, markers, crc, peerToPeer, rtrTypes, retryRevision1, startupTimeout, octets,
+                maxStartups, maxConnections);
     }
 
     /** These options with another startup timeout. */
     public MpaOptions withStartupTimeout(Duration timeout) {
-        return new MpaOptions(revision, markers, crc, peerToPeer, rtrTypes, retryRevision1, timeout, mtu);
+        return new MpaOptions(revision, markers, crc, peerToPeer, rtrTypes, retryRevision1, timeout, mtu,
+                maxStartups, maxConnections);
+    }
+
+    /** These options with other limits: connections in startup, and in Full Operation, at once. */
+    public MpaOptions withLimits(int startups, int connections) {
+        return new MpaOptions(revision, markers, crc, peerToPeer, rtrTypes, retryRevision1, startupTimeout, mtu,
+                startups, connections);
     }
 }

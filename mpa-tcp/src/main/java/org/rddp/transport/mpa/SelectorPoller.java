@@ -9,6 +9,7 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.util.Arrays;
 import java.util.Iterator;
+import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -38,6 +39,7 @@ final class SelectorPoller implements Poller {
     private static final int READ_CAPACITY = 1 << 19;
 
     private final Selector selector;
+    private final PriorityQueue<Deadline> deadlines = new PriorityQueue<>();
     private ByteBuffer readBuffer;
     private Handler[] handlers = new Handler[4];
     private int count;
@@ -66,6 +68,71 @@ final class SelectorPoller implements Poller {
         }
         handlers[count++] = handler;
         return key;
+    }
+
+    /**
+     * Stops running {@code handler} but keeps its channel registered (its interest set is the caller's): another
+     * handler is about to {@link #register} the same channel, which then takes over the registration. Loop thread.
+     */
+    void forget(Handler handler) {
+        for (int i = 0; i < count; i++) {
+            if (handlers[i] == handler) {
+                handlers[i] = handlers[--count];
+                handlers[count] = null;
+                return;
+            }
+        }
+    }
+
+    /**
+     * Runs {@code expiry} on the loop thread once {@code at} ({@link System#nanoTime()}) has passed, unless the
+     * returned deadline is cancelled first; an idle loop wakes for it. Loop thread.
+     */
+    Deadline schedule(long at, Runnable expiry) {
+        Deadline deadline = new Deadline(at, expiry);
+        deadlines.add(deadline);
+        return deadline;
+    }
+
+    /** {@code deadline} will not run (it may have already). Loop thread. */
+    void cancel(Deadline deadline) {
+        if (deadline != null && deadline.expiry != null) {
+            deadline.expiry = null;
+            deadlines.remove(deadline);
+        }
+    }
+
+    /** A time by which something must have happened: a connection's startup (RFC 5044 §7.1.2 rule 10). */
+    static final class Deadline implements Comparable<Deadline> {
+        private final long at;
+        private Runnable expiry;
+
+        private Deadline(long at, Runnable expiry) {
+            this.at = at;
+            this.expiry = expiry;
+        }
+
+        @Override
+        public int compareTo(Deadline other) {
+            return Long.compare(at - other.at, 0);
+        }
+    }
+
+    /** Runs the deadlines that have passed. */
+    private int expire() {
+        int work = 0;
+        long now = System.nanoTime();
+        for (Deadline next = deadlines.peek(); next != null && (next.expiry == null || next.at - now <= 0);
+                next = deadlines.peek()) {
+            deadlines.poll();
+            Runnable expiry = next.expiry;
+            if (expiry != null) {
+                next.expiry = null;
+                expiry.run();
+                work++;
+            }
+        }
+        return work;
     }
 
     /**
@@ -101,7 +168,7 @@ final class SelectorPoller implements Poller {
 
     @Override
     public int poll() {
-        int work = 0;
+        int work = deadlines.isEmpty() ? 0 : expire();
         if (cancelled && count <= DIRECT_LIMIT) {
             cancelled = false;
             work++;
@@ -139,6 +206,11 @@ final class SelectorPoller implements Poller {
 
     @Override
     public void await(long timeoutNanos) {
+        Deadline first = deadlines.peek();
+        if (first != null) {
+            long due = Math.max(0, first.at - System.nanoTime());
+            timeoutNanos = timeoutNanos < 0 ? due : Math.min(timeoutNanos, due);
+        }
         try {
             if (timeoutNanos < 0) {
                 selector.select();

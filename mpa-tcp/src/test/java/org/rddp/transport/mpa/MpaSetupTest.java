@@ -640,6 +640,7 @@ class MpaSetupTest {
     void aBadCrcThenThePeersCloseLeavesNothingOnTheLoop() throws Exception {
         MpaConnectionManager ours = manager(MpaOptions.defaults());
         Listener listener = listen(ours);
+        int listening = MpaTransport.registered(ours); // the listener's socket is on the loop too
         responder.postReceive(responder.region(64), 0, 64, 11);
         try (RawMpaPeer peer = raw(listener.address())) {
             peer.send(RawMpaPeer.frame(REQUEST_KEY, C | S, 2, 4,
@@ -648,7 +649,7 @@ class MpaSetupTest {
                     new AcceptOptions(PrivateData.EMPTY, 2, 2));
             peer.readFrame();
             accepted.get(WAIT_SECONDS, TimeUnit.SECONDS);
-            assertThat(MpaTransport.registered(ours)).as("the stream is on the loop").isOne();
+            assertThat(MpaTransport.registered(ours)).as("the stream is on the loop").isEqualTo(listening + 1);
 
             byte[] ulpdu = send(1, "corrupted".getBytes(StandardCharsets.US_ASCII));
             MpaFramer framer = new MpaFramer(false, true);
@@ -659,8 +660,9 @@ class MpaSetupTest {
             assertBareTerminate(peer, MpaError.CRC_ERROR, true);
             peer.send(new byte[4096]); // more after the error: read and discarded
             peer.shutdownOutput();
-            peer.awaitEof(); // our side saw the FIN and closed
-            assertThat(MpaTransport.registered(ours)).as("nothing left on the loop's selector").isZero();
+            peer.awaitEof(); // our side closes (its FIN may go before the peer's arrives)
+            assertThat(MpaTransport.awaitRegistered(ours, listening)).as("nothing of the stream left on the loop's "
+                    + "selector once the peer's FIN is in").isEqualTo(listening);
             assertThat(responder.qp.state()).isEqualTo(QpState.ERROR);
         }
     }

@@ -79,4 +79,18 @@ final class MpaTransport implements TransportFixture {
         loop.execute(() -> count.complete(((SelectorPoller) loop.poller()).registered()));
         return count.get(30, java.util.concurrent.TimeUnit.SECONDS);
     }
+
+    /**
+     * The channels on the manager's one loop once they are {@code expected}, or what they are after 30 s: each look
+     * is a command on the loop, after what it had to do (the peer's FIN to read, say).
+     */
+    static int awaitRegistered(MpaConnectionManager manager, int expected) throws Exception {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+        int now = registered(manager);
+        while (now != expected && System.nanoTime() - deadline < 0) {
+            Thread.yield();
+            now = registered(manager);
+        }
+        return now;
+    }
 }

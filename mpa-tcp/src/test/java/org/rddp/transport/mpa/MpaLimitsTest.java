@@ -1,0 +1,148 @@
+package org.rddp.transport.mpa;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.rddp.verbs.AcceptOptions;
+import org.rddp.verbs.CompletionQueue;
+import org.rddp.verbs.ConnectOptions;
+import org.rddp.verbs.Connection;
+import org.rddp.verbs.ConnectionRejectedException;
+import org.rddp.verbs.ConnectionRequest;
+import org.rddp.verbs.Listener;
+import org.rddp.verbs.ProtectionDomain;
+import org.rddp.verbs.QpAttributes;
+import org.rddp.verbs.QueuePair;
+import org.rddp.verbs.RdmaDevice;
+import org.rddp.wire.PrivateData;
+
+/**
+ * Issue 16 item 2: a server's connections are bounded by limits a user sets (MpaOptions.withLimits), and connections
+ * in startup cost no thread: a flood of silent connections is held to the limit, the rest reset, and a client is
+ * served once the flood is gone.
+ */
+class MpaLimitsTest {
+    private static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
+
+    private static long mpaThreads() {
+        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().startsWith("mpa-")).count();
+    }
+
+    /** Whether the server ended this connection (EOF or reset) rather than keeping it. */
+    private static boolean ended(Socket socket) throws IOException {
+        socket.setSoTimeout(30_000); // a bound on a broken server, not a synchronisation
+        InputStream in = socket.getInputStream();
+        try {
+            return in.read() < 0;
+        } catch (SocketException reset) {
+            return true;
+        }
+    }
+
+    @Test
+    @Timeout(value = 2, unit = TimeUnit.MINUTES)
+    void aFloodOfSilentConnectionsIsHeldToTheLimitWithoutThreadsAndTheClientComesAfter() throws Exception {
+        int limit = 100;
+        int flood = 300;
+        LinkedBlockingQueue<MpaConnectionManager.Refusal> refusals = new LinkedBlockingQueue<>();
+        LinkedBlockingQueue<ConnectionRequest> requests = new LinkedBlockingQueue<>();
+        RdmaDevice device = new RdmaDevice("limits");
+        ProtectionDomain pd = device.allocateProtectionDomain();
+        CompletionQueue cq = device.createCompletionQueue(16);
+        try (MpaConnectionManager server = new MpaConnectionManager(MpaOptions.defaults().withLimits(limit, 16),
+                LOOPBACK);
+                MpaConnectionManager client = new MpaConnectionManager(MpaOptions.defaults(), LOOPBACK);
+                Listener listener = server.listen(new InetSocketAddress(LOOPBACK, 0), requests::add)) {
+            server.onRefusal(refusals::add);
+            long threadsBefore = mpaThreads();
+            List<Socket> silent = new ArrayList<>();
+            for (int i = 0; i < flood; i++) {
+                silent.add(new Socket(LOOPBACK, ((InetSocketAddress) listener.address()).getPort()));
+            }
+            List<MpaConnectionManager.Refusal> overLimit = new ArrayList<>();
+            while (overLimit.size() < flood - limit) {
+                MpaConnectionManager.Refusal refusal = refusals.poll(30, TimeUnit.SECONDS);
+                assertThat(refusal).as("refusals so far: %d", overLimit.size()).isNotNull();
+                overLimit.add(refusal);
+            }
+            assertThat(overLimit).allSatisfy(refusal -> assertThat(refusal.reason())
+                    .contains("too many connections in startup: 100"));
+            assertThat(mpaThreads()).as("no thread per connection in startup").isEqualTo(threadsBefore);
+            int reset = 0;
+            for (Socket socket : silent.subList(limit, flood)) { // the kernel accepted them in order
+                reset += ended(socket) ? 1 : 0;
+            }
+            assertThat(reset).as("the connections over the limit are reset").isEqualTo(flood - limit);
+
+            QueuePair refused = pd.createQueuePair(QpAttributes.of(cq, 4, 1));
+            CompletableFuture<Connection> tooSoon = client.connect(refused, listener.address(),
+                    ConnectOptions.of(1, 1));
+            assertThat(catchCause(tooSoon)).as("a client while the limit is taken").isInstanceOf(IOException.class);
+            assertThat(refusals.poll(30, TimeUnit.SECONDS).reason()).contains("too many connections in startup");
+
+            for (Socket socket : silent.subList(0, limit)) {
+                socket.close(); // each ends its startup: a refusal (the peer closed without a Request)
+            }
+            for (int i = 0; i < limit; i++) {
+                assertThat(refusals.poll(30, TimeUnit.SECONDS)).as("the flood's end, %d", i).isNotNull();
+            }
+            QueuePair qp = pd.createQueuePair(QpAttributes.of(cq, 4, 1));
+            CompletableFuture<Connection> connecting = client.connect(qp, listener.address(), ConnectOptions.of(1, 1));
+            ConnectionRequest request = requests.poll(30, TimeUnit.SECONDS);
+            assertThat(request).as("the client's Request reaches the ULP").isNotNull();
+            request.accept(pd.createQueuePair(QpAttributes.of(cq, 4, 1)), new AcceptOptions(PrivateData.EMPTY, 1, 1))
+                    .get(30, TimeUnit.SECONDS);
+            connecting.get(30, TimeUnit.SECONDS);
+            assertThat(requests).as("nothing of the flood reached the ULP").isEmpty();
+        }
+    }
+
+    @Test
+    @Timeout(value = 1, unit = TimeUnit.MINUTES)
+    void aRequestBeyondTheConnectionLimitIsRejectedWithoutReachingTheUlp() throws Exception {
+        LinkedBlockingQueue<ConnectionRequest> requests = new LinkedBlockingQueue<>();
+        RdmaDevice device = new RdmaDevice("connection-limit");
+        ProtectionDomain pd = device.allocateProtectionDomain();
+        CompletionQueue cq = device.createCompletionQueue(64);
+        try (MpaConnectionManager server = new MpaConnectionManager(MpaOptions.defaults().withLimits(16, 2),
+                LOOPBACK);
+                MpaConnectionManager client = new MpaConnectionManager(MpaOptions.defaults(), LOOPBACK);
+                Listener listener = server.listen(new InetSocketAddress(LOOPBACK, 0), requests::add)) {
+            for (int i = 0; i < 2; i++) {
+                CompletableFuture<Connection> connecting = client.connect(pd.createQueuePair(QpAttributes.of(cq, 4,
+                        1)), listener.address(), ConnectOptions.of(1, 1));
+                requests.poll(30, TimeUnit.SECONDS).accept(pd.createQueuePair(QpAttributes.of(cq, 4, 1)),
+                        new AcceptOptions(PrivateData.EMPTY, 1, 1)).get(30, TimeUnit.SECONDS);
+                connecting.get(30, TimeUnit.SECONDS);
+            }
+            CompletableFuture<Connection> third = client.connect(pd.createQueuePair(QpAttributes.of(cq, 4, 1)),
+                    listener.address(), ConnectOptions.of(1, 1));
+            assertThat(catchCause(third)).as("rejected by the responder, not its ULP")
+                    .isInstanceOf(ConnectionRejectedException.class);
+            assertThat(requests).isEmpty();
+            assertThat(server.lastRefusal()).contains("too many connections: 2 in Full Operation");
+        }
+    }
+
+    private static Throwable catchCause(CompletableFuture<?> future) throws Exception {
+        try {
+            future.get(30, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            return e.getCause();
+        }
+        throw new AssertionError("the connection was set up");
+    }
+}
