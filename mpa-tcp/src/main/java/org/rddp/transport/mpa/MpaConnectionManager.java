@@ -384,6 +384,7 @@ public final class MpaConnectionManager implements ConnectionManager {
     }
 
     /** Initiator: checks the Reply against the Request and enters Full Operation (RFC 6581 §9, §10). */
+    @SuppressWarnings("checkstyle:IllegalCatch") // any local failure after the Reply is answered with a Terminate
     private void negotiate(QueuePair qp, MpaStartup startup, Loop loop, ConnectOptions options,
             MpaStartupFrame request, MpaStartupFrame reply, Set<RtrType> rtrTypes,
             CompletableFuture<Connection> result) throws IOException {

@@ -147,6 +147,7 @@ final class MpaStartup implements SelectorPoller.Handler {
     }
 
     @Override
+    @SuppressWarnings("checkstyle:IllegalCatch") // whatever a step throws ends this startup only, and is reported
     public int ready(int readyOps) {
         if (done) {
             return 0;
