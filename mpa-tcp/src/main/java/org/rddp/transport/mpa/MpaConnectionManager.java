@@ -191,20 +191,8 @@ public final class MpaConnectionManager implements ConnectionManager {
         }
         servers.add(server);
         InetSocketAddress bound = (InetSocketAddress) server.getLocalAddress();
-        Loop loop = nextLoop();
-        SelectorPoller.Handler acceptor = new SelectorPoller.Handler() {
-            @Override
-            public int ready(int readyOps) {
-                return acceptAll(server, this, (SelectorPoller) loop.poller(), handler);
-            }
-        };
-        loop.execute(() -> {
-            try {
-                ((SelectorPoller) loop.poller()).register(server, SelectionKey.OP_ACCEPT, acceptor);
-            } catch (IOException e) {
-                servers.remove(server); // closed before its loop got to it
-            }
-        });
+        Acceptor acceptor = new Acceptor(server, nextLoop(), handler);
+        acceptor.loop.execute(acceptor::start);
         return new Listener() {
             @Override
             public SocketAddress address() {
@@ -215,21 +203,56 @@ public final class MpaConnectionManager implements ConnectionManager {
             public void close() {
                 servers.remove(server);
                 closeQuietly(server); // at once, from any thread: the port is free; the loop forgets it next
-                loop.execute(() -> ((SelectorPoller) loop.poller()).deregister(acceptor));
+                acceptor.loop.execute(acceptor::stop);
             }
         };
     }
 
-    /** Takes the connections waiting on {@code server}; each starts up on the next loop. The listener's loop. */
-    private int acceptAll(ServerSocketChannel server, SelectorPoller.Handler acceptor, SelectorPoller poller,
-            Consumer<ConnectionRequest> handler) {
+    /** A listener's socket on its loop, which takes its connections as they come. Loop thread. */
+    private final class Acceptor implements SelectorPoller.Handler {
+        private final ServerSocketChannel server;
+        private final Loop loop;
+        private final Consumer<ConnectionRequest> handler;
+        private boolean watching;
+
+        Acceptor(ServerSocketChannel server, Loop loop, Consumer<ConnectionRequest> handler) {
+            this.server = server;
+            this.loop = loop;
+            this.handler = handler;
+        }
+
+        void start() {
+            try {
+                ((SelectorPoller) loop.poller()).watch(server, SelectionKey.OP_ACCEPT, this);
+                watching = true;
+            } catch (IOException e) {
+                servers.remove(server); // closed before its loop got to it
+            }
+        }
+
+        void stop() {
+            if (watching) {
+                watching = false;
+                ((SelectorPoller) loop.poller()).unwatch();
+            }
+            closeQuietly(server);
+        }
+
+        @Override
+        public int ready(int readyOps) {
+            return watching ? acceptAll(this) : 0;
+        }
+    }
+
+    /** Takes the connections waiting on the listener; each starts up on the next loop. The listener's loop. */
+    private int acceptAll(Acceptor acceptor) {
         int accepted = 0;
         while (accepted < ACCEPTS_PER_CYCLE) {
             SocketChannel channel;
             try {
-                channel = server.accept();
+                channel = acceptor.server.accept();
             } catch (IOException e) {
-                poller.deregister(acceptor); // closed: the listener is gone
+                acceptor.stop(); // closed: the listener is gone
                 return accepted;
             }
             if (channel == null) {
@@ -251,7 +274,7 @@ public final class MpaConnectionManager implements ConnectionManager {
             }
             accepting.incrementAndGet();
             Loop loop = nextLoop();
-            loop.execute(() -> receiveRequest(channel, loop, handler));
+            loop.execute(() -> receiveRequest(channel, loop, acceptor.handler));
         }
         return accepted;
     }

@@ -35,6 +35,8 @@ final class SelectorPoller implements Poller {
 
     /** Streams a loop tries directly each cycle; a loop with more asks the selector which are ready. */
     static final int DIRECT_LIMIT = 4;
+    /** How often a loop that tries its streams directly asks the selector about the channels it only watches. */
+    static final int WATCH_INTERVAL = 64;
     /** The loop's read buffer: every stream reads into it, and nothing stays in it between reads. */
     private static final int READ_CAPACITY = 1 << 19;
 
@@ -43,6 +45,9 @@ final class SelectorPoller implements Poller {
     private ByteBuffer readBuffer;
     private Handler[] handlers = new Handler[4];
     private int count;
+    /** Channels only the selector watches ({@link #watch}). */
+    private int watched;
+    private int cycles;
     /** A stream left: its channel's close completes only at the selector's next selection (NIO defers it). */
     private boolean cancelled;
     private int dispatched;
@@ -58,6 +63,22 @@ final class SelectorPoller implements Poller {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot open a selector for an MPA loop", e);
         }
+    }
+
+    /**
+     * Watches {@code channel} through the selector only, never tried directly: a listening socket, which a busily
+     * polled loop with few streams need not try every cycle (an {@code accept} that finds nothing is a system call
+     * per cycle); such a loop asks the selector about them every {@value #WATCH_INTERVAL} cycles. Loop thread.
+     */
+    SelectionKey watch(SelectableChannel channel, int ops, Handler handler) throws ClosedChannelException {
+        watched++;
+        return channel.register(selector, ops, handler);
+    }
+
+    /** Stops watching a channel given to {@link #watch}, which is being closed. Loop thread. */
+    void unwatch() {
+        watched--;
+        cancelled = true;
     }
 
     /** Watches {@code channel} (non-blocking) for {@code ops}; {@code handler} runs when it is ready. Loop thread. */
@@ -161,9 +182,9 @@ final class SelectorPoller implements Poller {
         return readBuffer;
     }
 
-    /** Channels registered now. Loop thread. */
+    /** Channels registered now, watched ones included. Loop thread. */
     int registered() {
-        return count;
+        return count + watched;
     }
 
     @Override
@@ -191,6 +212,15 @@ final class SelectorPoller implements Poller {
         if (count <= DIRECT_LIMIT) {
             for (int i = 0; i < count; i++) {
                 work += handlers[i].ready(SelectionKey.OP_READ | SelectionKey.OP_WRITE);
+            }
+            if (watched > 0 && ++cycles % WATCH_INTERVAL == 0) {
+                dispatched = 0;
+                try {
+                    selector.selectNow(dispatch); // a listener's connections; streams found ready run again: harmless
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+                work += dispatched;
             }
             return work;
         }
