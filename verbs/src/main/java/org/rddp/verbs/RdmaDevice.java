@@ -10,9 +10,17 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * Thread-safe.
  */
 public final class RdmaDevice {
+    private static final int PAGE_BITS = 12;
+    private static final int PAGE = 1 << PAGE_BITS;
     private final String name;
     private final DeviceAttributes attributes;
-    private final AtomicReferenceArray<TaggedMemory> stags;
+    /**
+     * The STag table by index, in pages made when an index in them is first claimed: indexes are taken at random
+     * from the whole space, and a device with a few regions costs a few pages, not the table of its limit.
+     */
+    private final AtomicReferenceArray<AtomicReferenceArray<TaggedMemory>> pages;
+    /** Indexes {@code 1..indexes - 1} name objects. */
+    private final int indexes;
     private final BitSet claimed = new BitSet(); // index 0 stays claimed: STag 0 is special to some RNICs
     private final SecureRandom random = new SecureRandom();
     private final AtomicInteger queuePairNumbers = new AtomicInteger(1);
@@ -22,7 +30,8 @@ public final class RdmaDevice {
     public RdmaDevice(String name, DeviceAttributes attributes) {
         this.name = name;
         this.attributes = attributes;
-        this.stags = new AtomicReferenceArray<>(attributes.maxTaggedObjects() + 1);
+        this.indexes = attributes.maxTaggedObjects() + 1;
+        this.pages = new AtomicReferenceArray<>((indexes + PAGE - 1) / PAGE);
         claimed.set(0);
     }
 
@@ -76,21 +85,24 @@ public final class RdmaDevice {
             throw new IllegalStateException("device " + name + " has no free STag: "
                     + attributes.maxTaggedObjects() + " regions and windows exist");
         }
-        int index = claimed.nextClearBit(1 + random.nextInt(stags.length() - 1));
-        if (index >= stags.length()) {
+        int index = claimed.nextClearBit(1 + random.nextInt(indexes - 1));
+        if (index >= indexes) {
             index = claimed.nextClearBit(1);
         }
         claimed.set(index);
         taken++;
+        if (pages.get(index >>> PAGE_BITS) == null) {
+            pages.set(index >>> PAGE_BITS, new AtomicReferenceArray<>(PAGE));
+        }
         return index;
     }
 
     void install(TaggedMemory memory) {
-        stags.set(memory.index, memory);
+        pages.get(memory.index >>> PAGE_BITS).set(memory.index & (PAGE - 1), memory);
     }
 
     synchronized void release(TaggedMemory memory) {
-        if (stags.compareAndSet(memory.index, memory, null)) {
+        if (pages.get(memory.index >>> PAGE_BITS).compareAndSet(memory.index & (PAGE - 1), memory, null)) {
             claimed.clear(memory.index);
             taken--;
         }
@@ -98,22 +110,22 @@ public final class RdmaDevice {
 
     /** The object an STag names if the STag is current (index and key) and valid, else {@code null}. */
     TaggedMemory lookup(int stag) {
-        int index = stag >>> 8;
-        if (index == 0 || index >= stags.length()) {
-            return null;
-        }
-        TaggedMemory memory = stags.get(index);
+        TaggedMemory memory = at(stag >>> 8);
         return memory != null && memory.stag == stag && memory.valid ? memory : null;
     }
 
     /** The object at an STag's index, valid or not, if its key matches. */
     TaggedMemory lookupAny(int stag) {
-        int index = stag >>> 8;
-        if (index == 0 || index >= stags.length()) {
+        TaggedMemory memory = at(stag >>> 8);
+        return memory != null && memory.stag == stag ? memory : null;
+    }
+
+    private TaggedMemory at(int index) {
+        if (index == 0 || index >= indexes) {
             return null;
         }
-        TaggedMemory memory = stags.get(index);
-        return memory != null && memory.stag == stag ? memory : null;
+        AtomicReferenceArray<TaggedMemory> page = pages.get(index >>> PAGE_BITS);
+        return page == null ? null : page.get(index & (PAGE - 1));
     }
 
     @Override

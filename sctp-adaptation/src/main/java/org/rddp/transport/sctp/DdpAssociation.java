@@ -118,6 +118,11 @@ final class DdpAssociation {
         return null;
     }
 
+    /** The session of stream {@code streamId}. Owner thread. */
+    Session session(int streamId) {
+        return sessions[streamId];
+    }
+
     /** Sessions whose Initiate waits for the ULP. Owner thread. */
     int pendingUlp() {
         int pending = 0;
@@ -264,6 +269,10 @@ final class DdpAssociation {
 
         /** Active side: sends an Initiate; {@code onResponse} gets the Accept, Reject or Terminate. Owner thread. */
         void initiate(SessionControl initiate, Consumer<SessionControl> onResponse) {
+            if (down) {
+                onResponse.accept(null); // the association died before the Initiate could go: no answer will come
+                return;
+            }
             responseHandler = onResponse;
             machine.initiate(initiate);
         }
@@ -318,6 +327,11 @@ final class DdpAssociation {
             txSsn = 0;
             window.reset(); // DDP-SSN 0 again, for the next session on this stream (RFC 5043 §6.1)
             // control chunks still waiting for room are the old session's last words (its Terminate): they still go
+        }
+
+        /** Session control chunks waiting for room in the socket. Owner thread. */
+        int pendingControl() {
+            return pendingControl.size();
         }
 
         void sendControl(SessionControl control) {
