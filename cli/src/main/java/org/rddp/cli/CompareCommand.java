@@ -35,6 +35,10 @@ final class CompareCommand implements Callable<Integer> {
     @Option(names = "--once", description = "with --serve: serve one comparison, then exit (0 if it went through)")
     boolean once;
 
+    @Option(names = "--stats", description = "on exit, print the process's counters (refused, malformed, "
+            + "terminated, lost, retransmitted) on stderr")
+    boolean stats;
+
     @Option(names = {"-B", "--bind"}, defaultValue = "0.0.0.0", description = "with --serve: the address to listen "
             + "on; default: ${DEFAULT-VALUE}")
     InetAddress bind;

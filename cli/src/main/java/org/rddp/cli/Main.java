@@ -4,6 +4,7 @@ import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Callable;
+import org.rddp.verbs.Counters;
 import org.rddp.wire.MalformedFrameException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -41,9 +42,28 @@ public final class Main implements Callable<Integer> {
             return 1;
         });
         int status = line.execute(args);
+        if (asked(line.getParseResult(), "--stats")) {
+            printCounters(line.getErr());
+        }
         line.getOut().flush();
         line.getErr().flush();
         return status;
+    }
+
+    private static boolean asked(CommandLine.ParseResult parsed, String option) {
+        for (CommandLine.ParseResult at = parsed; at != null; at = at.subcommand()) {
+            if (at.hasMatchedOption(option)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The counters of {@link Counters}, one per line. */
+    static void printCounters(PrintWriter err) {
+        err.println("rddp: counters of this process:");
+        Counters.snapshot().forEach((counter, value) ->
+                err.printf("  %-22s %d%n", counter.label(), value));
     }
 
     /** The main job on its embedded default: {@code rddp compare}. */

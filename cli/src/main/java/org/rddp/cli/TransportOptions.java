@@ -109,6 +109,10 @@ final class TransportOptions {
             + "received (Initiate, Accept, Reject, Terminate and RFC 6581's enhanced ones), on stderr")
     boolean traceSessions;
 
+    @Option(names = "--stats", description = "on exit, print the process's counters (refused, malformed, "
+            + "terminated, lost, retransmitted) on stderr")
+    boolean stats;
+
     @Spec(Spec.Target.MIXEE)
     CommandSpec mixee;
 

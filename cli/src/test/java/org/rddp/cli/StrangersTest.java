@@ -66,7 +66,7 @@ class StrangersTest {
     void aPingServerServesItsClientAfterStrangers() throws Exception {
         String port = Integer.toString(PingCommandTest.freePort());
         List<String> common = List.of("-a", "127.0.0.1", "-p", port, "--setup-timeout", "1");
-        Run[] runs = afterStrangers(Stream.concat(Stream.of("ping", "-s", "-V"), common.stream()).toList(),
+        Run[] runs = afterStrangers(Stream.concat(Stream.of("ping", "-s", "-V", "--stats"), common.stream()).toList(),
                 Stream.concat(Stream.of("ping", "-c"), Stream.concat(common.stream(), Stream.of("-C", "3", "-V")))
                         .toList());
         assertThat(runs[1].status()).as(runs[1].err()).isZero();
@@ -74,6 +74,9 @@ class StrangersTest {
         assertThat(runs[0].out()).contains("server: client disconnected after 3 pings, data verified");
         assertThat(runs[0].err()).contains("the peer is not speaking MPA").contains("no MPA Request within")
                 .contains("still waiting for the client");
+        assertThat(runs[0].err()).as("--stats: the strangers counted").contains("rddp: counters of this process:")
+                .containsPattern("connections refused +[1-9]").containsPattern("malformed setups +[1-9]")
+                .containsPattern("Terminates sent +\\d");
     }
 
     @Test

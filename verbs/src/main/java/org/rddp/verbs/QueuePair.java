@@ -301,8 +301,12 @@ public final class QueuePair {
         @Override
         public void event(org.rddp.engine.QpEvent engineEvent, TerminateHeader terminate, String detail) {
             QpEvent event = Vocabulary.event(engineEvent);
-            if (event == QpEvent.ESTABLISHED) {
-                established.complete(event);
+            switch (event) {
+                case ESTABLISHED -> established.complete(event);
+                case TERMINATE_SENT -> Counters.increment(Counter.TERMINATES_SENT);
+                case TERMINATE_RECEIVED -> Counters.increment(Counter.TERMINATES_RECEIVED);
+                case CONNECTION_LOST -> Counters.increment(Counter.CONNECTIONS_LOST);
+                default -> { }
             }
             attributes.eventHandler().onEvent(QueuePair.this, event, terminate, detail);
         }

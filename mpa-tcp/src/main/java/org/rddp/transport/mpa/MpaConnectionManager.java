@@ -6,6 +6,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
 import java.net.SocketAddress;
+import java.net.SocketTimeoutException;
 import java.net.SocketException;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
@@ -36,6 +37,8 @@ import org.rddp.rdmap.TerminateHeader;
 import org.rddp.verbs.AcceptOptions;
 import org.rddp.verbs.ConnectOptions;
 import org.rddp.verbs.Connection;
+import org.rddp.verbs.Counter;
+import org.rddp.verbs.Counters;
 import org.rddp.verbs.ConnectionManager;
 import org.rddp.verbs.ConnectionRejectedException;
 import org.rddp.verbs.ConnectionRequest;
@@ -115,7 +118,7 @@ public final class MpaConnectionManager implements ConnectionManager {
         startup.handOver();
         SocketChannel channel = startup.channel();
         MpaStream stream = new MpaStream(channel, (SelectorPoller) loop.poller(), parameters, mulpdu, markersOut,
-                markersIn, crc, streams::remove);
+                markersIn, crc, mpa.idleTimeout(), streams::remove);
         streams.put(stream, loop);
         qp.attach(stream, loop);
     }
@@ -331,6 +334,10 @@ public final class MpaConnectionManager implements ConnectionManager {
 
     /** Records and reports a connection refused before its Request reached the ULP. */
     private void refuse(SocketAddress peer, Exception e) {
+        Counters.increment(Counter.CONNECTIONS_REFUSED);
+        if (e instanceof MalformedFrameException || e instanceof SocketTimeoutException) {
+            Counters.increment(Counter.MALFORMED_SETUPS);
+        }
         Refusal refusal = new Refusal(peer, describe(e, "Request"), e instanceof MalformedFrameException malformed
                 && malformed.status() != DecodeStatus.MPA_BAD_KEY
                 && malformed.status() != DecodeStatus.MPA_FRAME_TRUNCATED);
@@ -380,6 +387,9 @@ public final class MpaConnectionManager implements ConnectionManager {
                 if (failure instanceof EOFException && enhanced && mpa.retryRevision1()) {
                     initiate(qp, loop, remote, options, true, result); // RFC 6581 §10: an RFC 5044 responder closed
                 } else {
+                    if (failure instanceof MalformedFrameException || failure instanceof SocketTimeoutException) {
+                        Counters.increment(Counter.MALFORMED_SETUPS);
+                    }
                     result.completeExceptionally(initiatorFailure(failure, enhanced));
                 }
             });

@@ -26,17 +26,22 @@ import org.rddp.llp.RtrType;
  *                        connecting); one more accepted is reset, and the refusal says why
  * @param maxConnections  connections in Full Operation at once; a Request beyond them is rejected (an MPA Reply
  *                        with R set, RFC 5044 §7.1.2) without reaching the ULP
+ * @param idleTimeout     a connection in Full Operation that sends and receives nothing for this long is reset, and
+ *                        its queue pair hears the connection was lost (noticed within twice this); zero: never
  */
 public record MpaOptions(int revision, boolean markers, boolean crc, boolean peerToPeer, Set<RtrType> rtrTypes,
-        boolean retryRevision1, Duration startupTimeout, int mtu, int maxStartups, int maxConnections) {
+        boolean retryRevision1, Duration startupTimeout, int mtu, int maxStartups, int maxConnections,
+        Duration idleTimeout) {
 
     /** Validates. */
     public MpaOptions {
         if (revision != 1 && revision != 2) {
             throw new IllegalArgumentException("MPA revision 1 or 2, not " + revision);
         }
-        if (rtrTypes == null || rtrTypes.contains(RtrType.NONE) || startupTimeout == null) {
-            throw new IllegalArgumentException("RTR types (without NONE) and a startup timeout are required");
+        if (rtrTypes == null || rtrTypes.contains(RtrType.NONE) || startupTimeout == null || idleTimeout == null
+                || idleTimeout.isNegative()) {
+            throw new IllegalArgumentException("RTR types (without NONE), a startup timeout and an idle timeout (zero: "
+                    + "none) are required");
         }
         if (peerToPeer && revision < 2) {
             throw new IllegalArgumentException("peer-to-peer needs revision 2");
@@ -59,64 +64,71 @@ public record MpaOptions(int revision, boolean markers, boolean crc, boolean pee
     /**
      * The defaults: revision 2, no Markers, CRC on (RFC 5044 §4.4: the default MUST be to use CRCs), client-server
      * unless a connection asks, every RTR type, no revision 1 retry, 10 s startup timeout, the interface's MTU,
-     * at most 1024 connections in startup and 65536 in Full Operation.
+     * at most 1024 connections in startup and 65536 in Full Operation, no idle timeout (an idle queue pair is a
+     * normal thing in RDMA).
      */
     public static MpaOptions defaults() {
         return new MpaOptions(2, false, true, false, EnumSet.of(RtrType.SEND, RtrType.WRITE, RtrType.READ), false,
-                Duration.ofSeconds(10), 0, 1024, 65536);
+                Duration.ofSeconds(10), 0, 1024, 65536, Duration.ZERO);
     }
 
     /** These options with Markers asked for or not. */
     public MpaOptions withMarkers(boolean wanted) {
         return new MpaOptions(revision, wanted, crc, peerToPeer, rtrTypes, retryRevision1, startupTimeout, mtu,
-                maxStartups, maxConnections);
+                maxStartups, maxConnections, idleTimeout);
     }
 
     /** These options with CRCs asked for or not. */
     public MpaOptions withCrc(boolean wanted) {
         return new MpaOptions(revision, markers, wanted, peerToPeer, rtrTypes, retryRevision1, startupTimeout, mtu,
-                maxStartups, maxConnections);
+                maxStartups, maxConnections, idleTimeout);
     }
 
     /** These options speaking at most {@code highest}. */
     public MpaOptions withRevision(int highest) {
         return new MpaOptions(highest, markers, crc, peerToPeer, rtrTypes, retryRevision1, startupTimeout, mtu,
-                maxStartups, maxConnections);
+                maxStartups, maxConnections, idleTimeout);
     }
 
     /** These options always asking for peer-to-peer with exactly {@code rtr} as the RTR this side can send. */
     public MpaOptions withPeerToPeer(RtrType rtr) {
         return new MpaOptions(revision, markers, crc, true, EnumSet.of(rtr), retryRevision1, startupTimeout, mtu,
-                maxStartups, maxConnections);
+                maxStartups, maxConnections, idleTimeout);
     }
 
     /** These options with the RTR types this side supports. */
     public MpaOptions withRtrTypes(Set<RtrType> types) {
         return new MpaOptions(revision, markers, crc, peerToPeer, types, retryRevision1, startupTimeout, mtu,
-                maxStartups, maxConnections);
+                maxStartups, maxConnections, idleTimeout);
     }
 
     /** These options retrying with revision 1 when an enhanced request is refused. */
     public MpaOptions withRetryRevision1(boolean retry) {
         return new MpaOptions(revision, markers, crc, peerToPeer, rtrTypes, retry, startupTimeout, mtu,
-                maxStartups, maxConnections);
+                maxStartups, maxConnections, idleTimeout);
     }
 
     /** These options cutting FPDUs for a path MTU of {@code octets} (0: the local interface's MTU). */
     public MpaOptions withMtu(int octets) {
         return new MpaOptions(revision, markers, crc, peerToPeer, rtrTypes, retryRevision1, startupTimeout, octets,
-                maxStartups, maxConnections);
+                maxStartups, maxConnections, idleTimeout);
     }
 
     /** These options with another startup timeout. */
     public MpaOptions withStartupTimeout(Duration timeout) {
         return new MpaOptions(revision, markers, crc, peerToPeer, rtrTypes, retryRevision1, timeout, mtu,
-                maxStartups, maxConnections);
+                maxStartups, maxConnections, idleTimeout);
     }
 
     /** These options with other limits: connections in startup, and in Full Operation, at once. */
     public MpaOptions withLimits(int startups, int connections) {
         return new MpaOptions(revision, markers, crc, peerToPeer, rtrTypes, retryRevision1, startupTimeout, mtu,
-                startups, connections);
+                startups, connections, idleTimeout);
+    }
+
+    /** These options with an idle timeout for connections in Full Operation (zero: none). */
+    public MpaOptions withIdleTimeout(Duration timeout) {
+        return new MpaOptions(revision, markers, crc, peerToPeer, rtrTypes, retryRevision1, startupTimeout, mtu,
+                maxStartups, maxConnections, timeout);
     }
 }

@@ -16,6 +16,8 @@ import org.rddp.mpa.MpaDeframer;
 import org.rddp.mpa.MpaFpdu;
 import org.rddp.mpa.MpaFramer;
 import org.rddp.wire.DecodeStatus;
+import org.rddp.verbs.Counter;
+import org.rddp.verbs.Counters;
 
 /**
  * One DDP stream over one TCP connection in MPA Full Operation (RFC 5044 §4-§6, §8). FPDUs are made and taken apart
@@ -76,6 +78,11 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
     private boolean pendingWrites;
     /** Octets read and written so far: whether a look at the socket did anything. Loop thread. */
     private long octetsMoved;
+    /** {@link MpaOptions#idleTimeout} in nanoseconds; 0: none. */
+    private final long idleNanos;
+    private SelectorPoller.Deadline idleCheck;
+    private long octetsAtIdleCheck = -1;
+    private long writesAtIdleCheck = -1;
     /** Writes to the socket so far: how well FPDUs are held together shows here. */
     private volatile long writes;
 
@@ -87,11 +94,14 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
      * @param markersIn  the peer puts Markers into what it sends (this side's M bit)
      * @param crc        CRCs are in use (either side's C bit)
      * @param poller     the I/O of the loop the stream lives on
+     * @param idleTimeout a connection that sends and receives nothing for this long is reset (zero: never)
      * @param onShut     told once the socket is closed, on the loop
      */
     MpaStream(SocketChannel channel, SelectorPoller poller, LlpParameters parameters, int mulpdu, boolean markersOut,
-            boolean markersIn, boolean crc, java.util.function.Consumer<MpaStream> onShut) throws IOException {
+            boolean markersIn, boolean crc, java.time.Duration idleTimeout,
+            java.util.function.Consumer<MpaStream> onShut) throws IOException {
         this.onShut = onShut;
+        this.idleNanos = idleTimeout.toNanos();
         this.channel = channel;
         this.parameters = parameters;
         this.mulpdu = mulpdu;
@@ -122,6 +132,7 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
         this.sink = newSink;
         try {
             key = poller.register(channel, interest(), this);
+            checkIdle();
         } catch (IOException e) {
             lost("TCP connection closed before the stream started: " + e.getMessage());
         }
@@ -190,6 +201,7 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
             if (!receiveFailed) { // after an MPA error nothing is delivered (RFC 5044 §8): read only to see the close
                 DecodeStatus status = deframer.receive(in);
                 if (!status.ok()) {
+                    Counters.increment(Counter.MALFORMED_FPDUS);
                     fail(status.terminateCause().orElse(MpaError.CRC_ERROR), deframer.detail());
                 }
             }
@@ -379,8 +391,31 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
         }
     }
 
+    /**
+     * Resets the connection if nothing moved either way since the last check, else checks again one idle timeout
+     * later: a connection idle for the timeout is noticed within twice that. Loop thread.
+     */
+    private void checkIdle() {
+        if (idleNanos == 0 || down) {
+            return;
+        }
+        if (octetsMoved == octetsAtIdleCheck && writes == writesAtIdleCheck) {
+            idleCheck = null;
+            lost("idle: nothing sent or received for " + java.time.Duration.ofNanos(idleNanos).toMillis()
+                    + " ms (MpaOptions.withIdleTimeout); the connection was reset");
+            return;
+        }
+        octetsAtIdleCheck = octetsMoved;
+        writesAtIdleCheck = writes;
+        idleCheck = poller.schedule(System.nanoTime() + idleNanos, this::checkIdle);
+    }
+
     /** Closes the socket (with a reset when {@code reset}), which takes it out of the selector. */
     private void shut(boolean reset) {
+        if (idleCheck != null) {
+            poller.cancel(idleCheck);
+            idleCheck = null;
+        }
         poller.deregister(this);
         try {
             if (reset && channel.isOpen()) {

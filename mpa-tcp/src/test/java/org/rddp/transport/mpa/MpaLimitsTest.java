@@ -20,6 +20,8 @@ import org.rddp.verbs.AcceptOptions;
 import org.rddp.verbs.CompletionQueue;
 import org.rddp.verbs.ConnectOptions;
 import org.rddp.verbs.Connection;
+import org.rddp.verbs.Counter;
+import org.rddp.verbs.Counters;
 import org.rddp.verbs.ConnectionRejectedException;
 import org.rddp.verbs.ConnectionRequest;
 import org.rddp.verbs.Listener;
@@ -68,6 +70,7 @@ class MpaLimitsTest {
                 Listener listener = server.listen(new InetSocketAddress(LOOPBACK, 0), requests::add)) {
             server.onRefusal(refusals::add);
             long threadsBefore = mpaThreads();
+            long refusedBefore = Counters.get(Counter.CONNECTIONS_REFUSED);
             List<Socket> silent = new ArrayList<>();
             for (int i = 0; i < flood; i++) {
                 silent.add(new Socket(LOOPBACK, ((InetSocketAddress) listener.address()).getPort()));
@@ -81,6 +84,8 @@ class MpaLimitsTest {
             assertThat(overLimit).allSatisfy(refusal -> assertThat(refusal.reason())
                     .contains("too many connections in startup: 100"));
             assertThat(mpaThreads()).as("no thread per connection in startup").isEqualTo(threadsBefore);
+            assertThat(Counters.get(Counter.CONNECTIONS_REFUSED) - refusedBefore).as("counted")
+                    .isEqualTo(flood - limit);
             int reset = 0;
             for (Socket socket : silent.subList(limit, flood)) { // the kernel accepted them in order
                 reset += ended(socket) ? 1 : 0;
@@ -135,6 +140,42 @@ class MpaLimitsTest {
             assertThat(requests).isEmpty();
             assertThat(server.lastRefusal()).contains("too many connections: 2 in Full Operation");
         }
+    }
+
+    @Test
+    @Timeout(value = 1, unit = TimeUnit.MINUTES)
+    void anIdleConnectionIsResetAndItsQueuePairsHearWhy() throws Exception {
+        LinkedBlockingQueue<ConnectionRequest> requests = new LinkedBlockingQueue<>();
+        LinkedBlockingQueue<String> serverLost = new LinkedBlockingQueue<>();
+        LinkedBlockingQueue<String> clientLost = new LinkedBlockingQueue<>();
+        RdmaDevice device = new RdmaDevice("idle");
+        ProtectionDomain pd = device.allocateProtectionDomain();
+        CompletionQueue cq = device.createCompletionQueue(64);
+        try (MpaConnectionManager server = new MpaConnectionManager(MpaOptions.defaults()
+                .withIdleTimeout(java.time.Duration.ofMillis(200)), LOOPBACK);
+                MpaConnectionManager client = new MpaConnectionManager(MpaOptions.defaults(), LOOPBACK);
+                Listener listener = server.listen(new InetSocketAddress(LOOPBACK, 0), requests::add)) {
+            CompletableFuture<Connection> connecting = client.connect(pd.createQueuePair(lostTo(cq, clientLost)),
+                    listener.address(), ConnectOptions.of(1, 1));
+            requests.poll(30, TimeUnit.SECONDS).accept(pd.createQueuePair(lostTo(cq, serverLost)),
+                    new AcceptOptions(PrivateData.EMPTY, 1, 1)).get(30, TimeUnit.SECONDS);
+            connecting.get(30, TimeUnit.SECONDS);
+            long lostBefore = Counters.get(Counter.CONNECTIONS_LOST);
+            assertThat(serverLost.poll(30, TimeUnit.SECONDS)).as("the server's queue pair")
+                    .contains("idle: nothing sent or received for 200 ms");
+            assertThat(clientLost.poll(30, TimeUnit.SECONDS)).as("the client's, reset").isNotNull();
+            assertThat(Counters.get(Counter.CONNECTIONS_LOST)).isGreaterThanOrEqualTo(lostBefore + 1);
+            assertThat(MpaTransport.awaitRegistered(server, 1)).as("only the listener left on the loop").isEqualTo(1);
+        }
+    }
+
+    /** A queue pair that reports the detail of a lost connection to {@code lost}. */
+    private static QpAttributes lostTo(CompletionQueue cq, LinkedBlockingQueue<String> lost) {
+        return new QpAttributes(cq, cq, null, 4, 4, 1, true, (qp, event, terminate, detail) -> {
+            if (event == org.rddp.verbs.QpEvent.CONNECTION_LOST) {
+                lost.add(String.valueOf(detail));
+            }
+        });
     }
 
     private static Throwable catchCause(CompletableFuture<?> future) throws Exception {

@@ -16,6 +16,8 @@ import org.rddp.loop.Loop;
 import org.rddp.sctp.DdpSctp;
 import org.rddp.sctp.SessionControl;
 import org.rddp.sctp.SessionControlChunk;
+import org.rddp.verbs.Counter;
+import org.rddp.verbs.Counters;
 import org.rddp.wire.DecodeStatus;
 import org.rddp.wire.MalformedFrameException;
 import org.rddp.wire.Wire;
@@ -202,6 +204,7 @@ final class DdpAssociation {
     }
 
     private void refuse(String reason) {
+        Counters.increment(Counter.CONNECTIONS_REFUSED);
         validated.completeExceptionally(new IOException(reason));
         lose(reason);
         socket.abort();

@@ -33,6 +33,8 @@ import org.rddp.verbs.Connection;
 import org.rddp.verbs.ConnectionManager;
 import org.rddp.verbs.ConnectionRejectedException;
 import org.rddp.verbs.ConnectionRequest;
+import org.rddp.verbs.Counter;
+import org.rddp.verbs.Counters;
 import org.rddp.verbs.Listener;
 import org.rddp.verbs.QueuePair;
 import org.rddp.wire.PrivateData;
@@ -142,6 +144,7 @@ public final class SctpConnectionManager implements ConnectionManager {
     private void onInitiate(DdpAssociation association, DdpAssociation.Session session, SessionControl initiate,
             Consumer<ConnectionRequest> handler) {
         if (association.pendingUlp() > PENDING_LIMIT) {
+            Counters.increment(Counter.CONNECTIONS_REFUSED);
             session.answer(new SessionControl.Terminate()); // too many wait for the ULP: non-ULP reject (§5.2.3)
             return;
         }

@@ -1,6 +1,8 @@
 package org.rddp.transport.sctp;
 
 import org.rddp.sctp.SessionControl;
+import org.rddp.verbs.Counter;
+import org.rddp.verbs.Counters;
 
 /**
  * The session control of one DDP stream (RFC 5043 §6, with the enhanced messages of RFC 6581 §7): which session
@@ -206,6 +208,7 @@ final class SessionStateMachine {
         if (state == State.DRAINING) {
             return; // already ended; waiting for the peer's Terminate
         }
+        Counters.increment(Counter.MALFORMED_SETUPS);
         State was = state;
         if (was != State.CLOSING) {
             effects.send(new SessionControl.Terminate());

@@ -22,6 +22,8 @@ import org.rddp.transport.sctp.SctpSocket;
 import org.rddp.transport.sctp.ProtocolParameters;
 import org.rddp.transport.sctp.SctpStack;
 import org.rddp.transport.sctp.SharedLoops;
+import org.rddp.verbs.Counter;
+import org.rddp.verbs.Counters;
 
 /**
  * SCTP in user space: Debian's libusrsctp2 through {@code java.lang.foreign}, as a protocol engine whose packets
@@ -157,6 +159,7 @@ public final class UsrsctpStack implements SctpStack {
                 throw new IOException("could not bound usrsctp's queued chunks to " + MAX_CHUNKS_QUEUED);
             }
             apply(ProtocolParameters.RDDP);
+            Counters.supply(Counter.SCTP_RETRANSMISSIONS, Usrsctp::retransmittedData);
         } catch (IOException e) {
             throw e;
         } catch (Throwable e) {

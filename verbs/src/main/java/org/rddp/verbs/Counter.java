@@ -1,0 +1,33 @@
+package org.rddp.verbs;
+
+/**
+ * What the process counts ({@link Counters}): what peers were refused, what they sent that broke a protocol, which
+ * connections ended in a Terminate or were lost, and what the LLP had to send again.
+ */
+public enum Counter {
+    /** Incoming connections or associations refused before a ULP saw them: limits, or not RDDP at all. */
+    CONNECTIONS_REFUSED("connections refused"),
+    /** MPA startups or SCTP sessions a peer broke: a malformed or late startup frame, an illegal session sequence. */
+    MALFORMED_SETUPS("malformed setups"),
+    /** Received FPDUs that failed their CRC or Marker check (RFC 5044 §6, §5). */
+    MALFORMED_FPDUS("malformed FPDUs"),
+    /** Terminates this side sent (RFC 5040 §5.2): a peer broke DDP or RDMAP, or a local error. */
+    TERMINATES_SENT("Terminates sent"),
+    /** Terminates a peer sent. */
+    TERMINATES_RECEIVED("Terminates received"),
+    /** Streams lost under a queue pair: the peer vanished, reset the connection, or aborted the association. */
+    CONNECTIONS_LOST("connections lost"),
+    /** DATA chunks usrsctp sent again, after a timeout or a fast retransmit (its sctps_sendretransdata). */
+    SCTP_RETRANSMISSIONS("SCTP retransmissions");
+
+    private final String label;
+
+    Counter(String label) {
+        this.label = label;
+    }
+
+    /** How the CLI names it: {@code connections refused}. */
+    public String label() {
+        return label;
+    }
+}
