@@ -49,4 +49,4 @@ rddp_ensure_packages() {
 # headless AWT needs to draw rddp compare's charts (FreeType, fontconfig and a font).
 RDDP_PACKAGES=(libusrsctp2 libfreetype6 fontconfig fonts-dejavu-core)
 # What the tests need besides: tshark, to check the Wireshark dissector against captures of our own traffic.
-RDDP_TEST_PACKAGES=(tshark)
+RDDP_TEST_PACKAGES=(tshark iproute2 iptables ethtool)

@@ -26,6 +26,8 @@ final class Completions {
     private final Duration timeout;
     private final WorkCompletion completion = new WorkCompletion();
     private volatile String terminated;
+    /** Why the connection was lost, as its queue pair heard it, or null. */
+    private volatile String lost;
     private final CompletableFuture<QpEvent> ended = new CompletableFuture<>();
 
     Completions(CompletionQueue cq, Duration timeout) {
@@ -38,6 +40,9 @@ final class Completions {
         return (pair, event, terminate, detail) -> {
             if (event == QpEvent.TERMINATE_SENT || event == QpEvent.TERMINATE_RECEIVED) {
                 terminated = (event == QpEvent.TERMINATE_SENT ? "sent" : "received") + " a Terminate: " + detail;
+            }
+            if (event == QpEvent.CONNECTION_LOST) {
+                lost = detail;
             }
             if (event != QpEvent.ESTABLISHED) {
                 ended.complete(event);
@@ -149,6 +154,11 @@ final class Completions {
                     + "for it, waiting for " + what);
         }
         boolean flushed = completion.status() == WcStatus.WR_FLUSH_ERR;
+        String why = lost;
+        if (flushed && why != null) {
+            throw new PeerException("the connection was lost waiting for " + what + ": " + why + " (" + completion
+                    + ")", true);
+        }
         throw new PeerException((flushed ? "the connection closed" : "a work request failed") + " waiting for "
                 + what + ": " + completion, flushed);
     }
