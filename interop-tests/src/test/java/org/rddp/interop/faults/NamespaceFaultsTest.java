@@ -115,7 +115,8 @@ class NamespaceFaultsTest {
         assertThat(ends.server.waitFor(2, TimeUnit.MINUTES)).as(label + ": the server ends").isTrue();
         double seconds = (System.nanoTime() - killed) / 1e9;
         assertThat(ends.server.exitValue()).as(ends.story()).isEqualTo(1);
-        assertThat(ends.serverErr()).as(ends.story()).containsAnyOf("was lost", "connection ended", "connection closed");
+        assertThat(ends.serverErr()).as(ends.story())
+                .containsAnyOf("was lost", "connection ended", "connection closed");
         System.out.printf("faults: %s: the server reported the dead client after %.1f s: %s%n", label, seconds,
                 ends.serverErr().lines().filter(line -> line.startsWith("rddp")).findFirst().orElse(""));
     }
