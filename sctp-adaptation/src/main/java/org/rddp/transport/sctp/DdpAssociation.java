@@ -59,6 +59,10 @@ final class DdpAssociation {
     private final ChunkTap tap;
     /** The last illegal sequence seen, for diagnostics and tests. */
     volatile String lastIllegal;
+    /** Shut the association down once no session is left on it (this side made it, for its queue pairs). */
+    private boolean closeWhenIdle;
+    private boolean idleCheckQueued;
+    private final Runnable idleCheck = this::closeIfIdle;
 
     DdpAssociation(SctpSocket socket, Loop loop, Consumer<DdpAssociation> onDown, ChunkTap tap) {
         this.tap = tap;
@@ -95,6 +99,36 @@ final class DdpAssociation {
         if (pollScheduled.compareAndSet(false, true)) {
             loop.execute(pollTask);
         }
+    }
+
+    /**
+     * Shuts the association down gracefully once its last session has ended (every stream idle, nothing waiting to
+     * be sent): the side that made an association for its queue pairs does not keep it, or its peer's resources,
+     * when none is left. A connect that finds it going makes a new one. Owner thread.
+     */
+    void closeWhenIdle() {
+        closeWhenIdle = true;
+    }
+
+    /** A session ended: looks, after what is queued on the loop now, whether any is left. Owner thread. */
+    private void sessionEnded() {
+        if (closeWhenIdle && !idleCheckQueued && !down) {
+            idleCheckQueued = true;
+            loop.execute(idleCheck); // after the step that ended it: an Initiate may be starting the next one
+        }
+    }
+
+    private void closeIfIdle() {
+        idleCheckQueued = false;
+        if (down) {
+            return;
+        }
+        for (Session session : sessions) {
+            if (session.state() != SessionStateMachine.State.IDLE || session.pendingControl() > 0) {
+                return;
+            }
+        }
+        lose("closed: no session left on it");
     }
 
     /** Completes when the peer indicated DDP (RFC 5043 §5.1); fails if it did not. */
@@ -327,6 +361,7 @@ final class DdpAssociation {
 
         @Override
         public void startedOver() {
+            sessionEnded();
             txSsn = 0;
             window.reset(); // DDP-SSN 0 again, for the next session on this stream (RFC 5043 §6.1)
             // control chunks still waiting for room are the old session's last words (its Terminate): they still go

@@ -9,7 +9,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -62,8 +61,10 @@ public final class SctpConnectionManager implements ConnectionManager {
     private final AtomicInteger nextLoop = new AtomicInteger();
     private final Map<Route, CompletableFuture<DdpAssociation>> outbound = new ConcurrentHashMap<>();
     private final Set<DdpAssociation> associations = ConcurrentHashMap.newKeySet();
-    private final ExecutorService blocking = Executors.newCachedThreadPool(Thread.ofPlatform().daemon(true)
-            .name("sctp-connect-", 0).factory()); // connect and accept block in native code: platform threads
+    /** Connect and accept block in native code: platform threads, while connects are under way (5 s after). */
+    private final ExecutorService blocking = new java.util.concurrent.ThreadPoolExecutor(0, Integer.MAX_VALUE, 5,
+            TimeUnit.SECONDS, new java.util.concurrent.SynchronousQueue<>(), Thread.ofPlatform().daemon(true)
+            .name("sctp-connect-", 0).factory());
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Set<SctpStack.Listening> listenings = ConcurrentHashMap.newKeySet();
 
@@ -161,7 +162,19 @@ public final class SctpConnectionManager implements ConnectionManager {
                         ? failure.getCause() : failure);
                 return;
             }
-            association.loop().execute(() -> initiate(association, qp, options, result));
+            association.loop().execute(() -> {
+                if (association.down()) { // its last session ended meanwhile and it was shut down: a new one
+                    connect(qp, remote, options).whenComplete((connection, failed) -> {
+                        if (failed != null) {
+                            result.completeExceptionally(failed);
+                        } else {
+                            result.complete(connection);
+                        }
+                    });
+                    return;
+                }
+                initiate(association, qp, options, result);
+            });
         });
         result.orTimeout(options.timeout().toMillis(), TimeUnit.MILLISECONDS);
         return result;
@@ -181,6 +194,7 @@ public final class SctpConnectionManager implements ConnectionManager {
                 SctpSocket socket = stack.connect(route.loop(), new InetSocketAddress(localAddress, 0), route.remote(),
                         STREAMS, DdpSctp.ADAPTATION_INDICATION);
                 DdpAssociation association = newAssociation(socket, route.loop());
+                route.loop().execute(association::closeWhenIdle); // made for queue pairs: gone with the last one
                 association.start(null); // the peer may not open sessions towards an initiator
                 association.validated().orTimeout(10, TimeUnit.SECONDS).whenComplete((valid, failure) -> {
                     if (failure != null) {
