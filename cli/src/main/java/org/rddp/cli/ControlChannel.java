@@ -85,8 +85,9 @@ final class ControlChannel {
         }
     }
 
-    /** Leaves the connection as perftest does: it is never disconnected, only closed. */
-    void close() {
+    /** Starts the disconnect of the control connection; returns its queue pair, to wait for the peer's answer. */
+    QueuePair close() {
         qp.disconnect();
+        return qp;
     }
 }

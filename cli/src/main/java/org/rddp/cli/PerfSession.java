@@ -209,18 +209,11 @@ final class PerfSession {
 
     /** Version, page size, cache line, MTU, handshake: perftest's prologue; then this side's buffers. */
     private void prologue() throws PeerException {
-        String version = Perftest.version(control.exchange(Perftest.version(), "version"));
-        double number;
-        try {
-            number = Double.parseDouble(version);
-        } catch (NumberFormatException e) {
-            throw new PeerException("the peer's version is '" + version + "': not perftest's");
-        }
-        if (number < Perftest.OLDEST_VERSION) {
-            throw new PeerException("the peer speaks perftest " + version + ", older than " + Perftest.OLDEST_VERSION);
-        }
-        cycle = Math.max(cycle, Perftest.word(control.exchange(Perftest.word(cycle), "page size")));
-        cacheLine = Math.max(cacheLine, Perftest.word(control.exchange(Perftest.word(cacheLine), "cache line")));
+        Perftest.checkedVersion(control.exchange(Perftest.version(), "version"));
+        cycle = Perftest.agreed(cycle, control.exchange(Perftest.word(cycle), "page size"), Perftest.LARGEST_PAGE,
+                "page size");
+        cacheLine = Perftest.agreed(cacheLine, control.exchange(Perftest.word(cacheLine), "cache line"),
+                Perftest.LARGEST_CACHE_LINE, "cache line");
         control.exchange(Perftest.MTU, "MTU");
         half = Perftest.inc(Perftest.buffSize(settings.largest(), cycle), cacheLine);
         for (int i = 0; i < settings.qps(); i++) {
@@ -333,26 +326,30 @@ final class PerfSession {
                 handshake();
             }
         }
+        List<QueuePair> closing = new ArrayList<>();
         for (DataQp data : qps) {
             data.qp.disconnect();
+            closing.add(data.qp);
         }
-        awaitDisconnected();
-        control.close();
+        closing.add(control.close());
+        awaitDisconnected(closing);
     }
 
     /**
-     * Waits, up to {@link #DISCONNECT_WAIT}, until the peer has answered the disconnect of every data connection.
-     * What was sent last may still be on its way (write-lat's last RDMA Write, which nothing acknowledges, can be
-     * megabytes), and closing the connection manager aborts a connection still open, dropping it.
+     * Waits, up to {@link #DISCONNECT_WAIT}, until the peer has answered the disconnect of every connection, the
+     * control connection's too. What was sent last may still be on its way (write-lat's last RDMA Write, which
+     * nothing acknowledges, can be megabytes; the last control message, which a lossy path may need to send
+     * again), and closing the connection manager, or the process, ends a connection still open, dropping it. The
+     * peer answers a disconnect only after what came before it (RFC 5043 §6.2, a TCP FIN's order).
      */
-    private void awaitDisconnected() {
+    private void awaitDisconnected(List<QueuePair> closing) {
         long deadline = System.nanoTime() + DISCONNECT_WAIT.toNanos();
-        for (DataQp data : qps) {
-            QpState state = data.qp.state();
+        for (QueuePair qp : closing) {
+            QpState state = qp.state();
             while ((state == QpState.RTS || state == QpState.CLOSING || state == QpState.TERMINATE)
                     && System.nanoTime() - deadline < 0) {
                 driver.nap(1_000_000); // a manual loop reads the peer's answer meanwhile, and wakes on it
-                state = data.qp.state();
+                state = qp.state();
             }
         }
     }
@@ -367,7 +364,7 @@ final class PerfSession {
             DataQp data = qps.get(i);
             data.mine = new Dest(data.mine.outReads(), data.qp.number(), data.mine.psn(), data.mine.rkey(),
                     data.mine.vaddr());
-            data.remote = Dest.decode(MemorySegment.ofArray(control.exchange(data.mine.encode(), "buffer")));
+            data.remote = Dest.decode(control.exchange(data.mine.encode(), "buffer"));
             if (data.exchanged++ == 1) {
                 info.accept(String.format(Locale.ROOT, " local address: %s%n remote address: %s", data.mine,
                         data.remote));

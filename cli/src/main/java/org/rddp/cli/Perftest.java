@@ -119,6 +119,14 @@ final class Perftest {
             return message.toArray(ValueLayout.JAVA_BYTE);
         }
 
+        /** The peer's buffer, from its message; one too short for the fields is refused. */
+        static Dest decode(byte[] octets) throws PeerException {
+            if (octets.length < 32) {
+                throw new PeerException("the peer's buffer message has " + octets.length + " octets, not " + MESSAGE);
+            }
+            return decode(MemorySegment.ofArray(octets));
+        }
+
         static Dest decode(MemorySegment message) {
             return new Dest(message.get(INT, 4), message.get(INT, 8), message.get(INT, 12), message.get(INT, 16),
                     message.get(LONG, 24));
@@ -153,6 +161,42 @@ final class Perftest {
         byte[] message = new byte[4];
         MemorySegment.ofArray(message).set(INT, 0, value);
         return message;
+    }
+
+    /** The largest page (cycle buffer) a peer may ask for: 1 MiB. */
+    static final int LARGEST_PAGE = 1 << 20;
+    /** The largest cache line a peer may ask for. */
+    static final int LARGEST_CACHE_LINE = 4096;
+
+    /** Checks the peer's version message (text up to the first NUL): perftest's, {@link #OLDEST_VERSION} or newer. */
+    static String checkedVersion(byte[] message) throws PeerException {
+        String version = version(message);
+        double number;
+        try {
+            number = Double.parseDouble(version);
+        } catch (NumberFormatException e) {
+            throw new PeerException("the peer's version is '" + version + "': not perftest's");
+        }
+        if (!(number >= OLDEST_VERSION)) {
+            throw new PeerException("the peer speaks perftest " + version + ", older than " + OLDEST_VERSION);
+        }
+        return version;
+    }
+
+    /**
+     * The larger of this side's page size or cache line ({@code ours}) and the peer's, in its message; the peer's must
+     * be a power of two up to {@code most}: it sizes the buffers this side registers.
+     */
+    static int agreed(int ours, byte[] message, int most, String what) throws PeerException {
+        if (message.length < 4) {
+            throw new PeerException("the peer's " + what + " came in " + message.length + " octets, not 4");
+        }
+        int theirs = word(message);
+        if (theirs < 1 || theirs > most || Integer.bitCount(theirs) != 1) {
+            throw new PeerException("the peer's " + what + " is " + Integer.toUnsignedString(theirs)
+                    + ": not a power of two up to " + most);
+        }
+        return Math.max(ours, theirs);
     }
 
     /** The 32-bit big-endian number in a message. */
