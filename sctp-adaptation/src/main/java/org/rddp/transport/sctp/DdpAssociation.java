@@ -61,6 +61,8 @@ final class DdpAssociation {
     volatile String lastIllegal;
     /** Shut the association down once no session is left on it (this side made it, for its queue pairs). */
     private boolean closeWhenIdle;
+    /** Shutting down (SHUTDOWN sent) since its last session ended; down once the stack says it is done. */
+    private volatile boolean shuttingDown;
     private boolean idleCheckQueued;
     private final Runnable idleCheck = this::closeIfIdle;
 
@@ -120,7 +122,7 @@ final class DdpAssociation {
 
     private void closeIfIdle() {
         idleCheckQueued = false;
-        if (down) {
+        if (down || shuttingDown) {
             return;
         }
         for (Session session : sessions) {
@@ -128,7 +130,10 @@ final class DdpAssociation {
                 return;
             }
         }
-        lose("closed: no session left on it");
+        // SHUTDOWN, and the socket kept (and read) until the stack reports the association down: usrsctp needs this
+        // side's packets to finish it, which a freed socket would stop (the peer would wait out its retransmissions)
+        shuttingDown = true;
+        socket.shutdown();
     }
 
     /** Completes when the peer indicated DDP (RFC 5043 §5.1); fails if it did not. */
@@ -142,6 +147,11 @@ final class DdpAssociation {
 
     boolean down() {
         return down;
+    }
+
+    /** Whether a new session may start here: up, and not shutting down because its last session ended. */
+    boolean usable() {
+        return !down && !shuttingDown;
     }
 
     /** A stream with no session, or null. Owner thread. */

@@ -163,7 +163,7 @@ public final class SctpConnectionManager implements ConnectionManager {
                 return;
             }
             association.loop().execute(() -> {
-                if (association.down()) { // its last session ended meanwhile and it was shut down: a new one
+                if (!association.usable()) { // its last session ended meanwhile and it is shutting down: a new one
                     connect(qp, remote, options).whenComplete((connection, failed) -> {
                         if (failed != null) {
                             result.completeExceptionally(failed);
@@ -184,7 +184,7 @@ public final class SctpConnectionManager implements ConnectionManager {
     private CompletableFuture<DdpAssociation> associationTo(Route route) {
         CompletableFuture<DdpAssociation> existing = outbound.get(route);
         if (existing != null && !existing.isCompletedExceptionally()
-                && !(existing.isDone() && existing.join().down())) {
+                && !(existing.isDone() && !existing.join().usable())) {
             return existing;
         }
         CompletableFuture<DdpAssociation> created = new CompletableFuture<>();

@@ -48,6 +48,15 @@ public interface SctpSocket extends AutoCloseable {
     /** The largest user message that avoids SCTP and IP fragmentation on the current path. */
     int maxMessage();
 
+    /**
+     * Starts a graceful shutdown (SHUTDOWN) and keeps the socket until the association is down, which
+     * {@link #receive} reports ({@link ReceivedMessage#ASSOCIATION_DOWN}); {@link #close} frees it then. A backend
+     * whose stack finishes a shutdown by itself (the kernel's) just closes. Owner thread.
+     */
+    default void shutdown() {
+        close();
+    }
+
     /** Closes gracefully (SHUTDOWN) and frees the socket. Any thread. */
     @Override
     void close();

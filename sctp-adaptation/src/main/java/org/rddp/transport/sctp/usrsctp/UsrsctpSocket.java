@@ -20,6 +20,7 @@ final class UsrsctpSocket extends NativeSctpSocket {
             Usrsctp.SCTP_SHUTDOWN_EVENT, Usrsctp.SCTP_ADAPTATION_INDICATION, Usrsctp.SCTP_COMM_LOST,
             Usrsctp.SCTP_SHUTDOWN_COMP, Usrsctp.SCTP_CANT_STR_ASSOC);
     private static final int SO_LINGER = 13;
+    private static final int SHUT_WR = 1;
 
     private final MemorySegment socket;
     private final Runnable onFree;
@@ -143,6 +144,25 @@ final class UsrsctpSocket extends NativeSctpSocket {
             return true; // let the next send find out
         } finally {
             calls.exit();
+        }
+    }
+
+    /** usrsctp_shutdown(SHUT_WR): SHUTDOWN once what is queued is acknowledged; the socket stays to be read. */
+    @Override
+    public void shutdown() {
+        if (!calls.tryEnter()) {
+            return; // closed already
+        }
+        int status;
+        try (Arena arena = Arena.ofConfined()) {
+            status = (int) Usrsctp.SHUTDOWN.invokeExact(Usrsctp.captureState(arena), socket, SHUT_WR);
+        } catch (Throwable e) {
+            status = -1;
+        } finally {
+            calls.exit();
+        }
+        if (status != 0) {
+            close(); // it cannot shut down: close does, as far as it can
         }
     }
 
