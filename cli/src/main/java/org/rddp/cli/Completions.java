@@ -50,6 +50,18 @@ final class Completions {
         };
     }
 
+    /**
+     * Why a post on {@code qp} failed with {@code status}, for a person: the connection's end, when it ended (a
+     * queue pair in ERROR takes no more work), else the status and the queue pair.
+     */
+    String postFailed(QueuePair qp, int status) {
+        String why = lost != null ? "the connection was lost: " + lost : terminated;
+        if (why != null && qp.state() != QpState.RTS) {
+            return why;
+        }
+        return "status " + status + ", " + qp;
+    }
+
     /** How the (first) connection of these completions ended: completes with the event that ended it. */
     CompletableFuture<QpEvent> ended() {
         return ended;

@@ -70,7 +70,8 @@ final class ControlChannel {
         send.opcode(WorkOpcode.SEND).signaled(true).sge(0, outbox, 0, message.length);
         int status = qp.postSend(send);
         if (status != 0) {
-            throw new PeerException("posting the control Send (" + what + ") failed (" + status + "): " + qp);
+            throw new PeerException("posting the control Send (" + what + ") failed: "
+                    + completions.postFailed(qp, status));
         }
     }
 

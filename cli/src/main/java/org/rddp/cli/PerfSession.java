@@ -401,8 +401,8 @@ final class PerfSession {
     void post(DataQp data, SendWorkRequest request, String what, long number) throws PeerException {
         int status = data.qp.postSend(request);
         if (status != 0) {
-            throw new PeerException("posting " + what + (number < 0 ? "" : " " + number) + " failed (" + status
-                    + "): " + data.qp);
+            throw new PeerException("posting " + what + (number < 0 ? "" : " " + number) + " failed: "
+                    + completions.postFailed(data.qp, status), data.qp.state() != QpState.RTS);
         }
     }
 
