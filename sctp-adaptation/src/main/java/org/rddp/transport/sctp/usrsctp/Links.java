@@ -14,6 +14,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.util.ArrayDeque;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -57,12 +58,20 @@ final class Links {
         final InetSocketAddress remote;
         /** {@link #remote} as a sockaddr_in, for sendto. */
         final MemorySegment sockaddr;
+        final int index;
+        /** When a packet last went in or out through it ({@link System#nanoTime}). */
+        volatile long lastActive = System.nanoTime();
+        /** Given back: its handle may name another path now, so whoever kept this object looks the path up again. */
+        volatile boolean freed;
+        /** Sockets whose association runs over it; a held link is never given back. Guarded by PATHS. */
+        private int holders;
 
         Link(int index, Endpoint endpoint, InetSocketAddress remote) throws IOException {
+            this.index = index;
             this.handle = MemorySegment.ofAddress(index);
             this.endpoint = endpoint;
             this.remote = remote;
-            this.sockaddr = Posix.sockaddr(Arena.global(), remote);
+            this.sockaddr = Posix.sockaddr(Arena.ofAuto(), remote);
         }
     }
 
@@ -108,6 +117,8 @@ final class Links {
     private static final AtomicReferenceArray<Link> LINKS = new AtomicReferenceArray<>(MAX_LINKS);
     private static final ConcurrentHashMap<Path, Link> PATHS = new ConcurrentHashMap<>();
     private static final AtomicInteger NEXT_LINK = new AtomicInteger(1);
+    /** Indices given back, registered with usrsctp already. Guarded by PATHS. */
+    private static final ArrayDeque<Integer> FREE_LINKS = new ArrayDeque<>();
     private static final AtomicReferenceArray<Scope> LISTENERS = new AtomicReferenceArray<>(1 << 16);
     private static final ReentrantReadWriteLock LOCK = new ReentrantReadWriteLock();
     private static final AtomicInteger LARGEST_PACKET = new AtomicInteger();
@@ -132,10 +143,15 @@ final class Links {
     private Links() {
     }
 
-    /** Starts usrsctp without threads of its own, and the timer thread. */
+    /**
+     * Starts usrsctp without threads of its own, and the timer thread. usrsctp's own messages (what it finds wrong
+     * with itself or a peer, and the reason before it aborts the process) go to standard error through libc's
+     * {@code warnx}, whose signature is the {@code printf}-like one usrsctp calls.
+     */
     static void start() throws IOException {
+        MemorySegment warnx = Linker.nativeLinker().defaultLookup().find("warnx").orElse(MemorySegment.NULL);
         try {
-            Usrsctp.INIT_NOTHREADS.invokeExact((short) 0, OUTPUT_STUB, MemorySegment.NULL);
+            Usrsctp.INIT_NOTHREADS.invokeExact((short) 0, OUTPUT_STUB, warnx);
         } catch (Throwable e) {
             throw new IOException("usrsctp_init_nothreads failed", e);
         }
@@ -153,7 +169,8 @@ final class Links {
                 continue;
             }
             last += TimeUnit.MILLISECONDS.toNanos(elapsed);
-            LOCK.readLock().lock();
+            // alone in usrsctp: its timer emulation races its input path (usrsctp issues 673 and 676)
+            LOCK.writeLock().lock();
             try {
                 if (running) {
                     Usrsctp.HANDLE_TIMERS.invokeExact(elapsed);
@@ -161,7 +178,7 @@ final class Links {
             } catch (Throwable e) {
                 // usrsctp reports nothing from its timers; the next tick tries again
             } finally {
-                LOCK.readLock().unlock();
+                LOCK.writeLock().unlock();
             }
         }
     }
@@ -202,6 +219,19 @@ final class Links {
         }
     }
 
+    /**
+     * {@code usrsctp_shutdown(SHUT_WR)}, alone in usrsctp like {@link #close}: it stops the association's timers and
+     * queues its SHUTDOWN, the same teardown path. Returns usrsctp's status (0: shutting down).
+     */
+    static int shutdown(MemorySegment socket, int how) throws Throwable {
+        LOCK.writeLock().lock();
+        try (Arena arena = Arena.ofConfined()) {
+            return (int) Usrsctp.SHUTDOWN.invokeExact(Usrsctp.captureState(arena), socket, how);
+        } finally {
+            LOCK.writeLock().unlock();
+        }
+    }
+
     /** The link to a peer's UDP address and port through {@code via}, created on first use. */
     static Link udpLink(InetSocketAddress remote, Endpoint via) throws IOException {
         return link(new Path(via, remote));
@@ -212,6 +242,12 @@ final class Links {
         return link(new Path(via, new InetSocketAddress(remote, 0)));
     }
 
+    /**
+     * The link for {@code path}, created on first use. Its index is a given-back one if there is one; usrsctp keeps
+     * every index it was told of (no deregistering: that runs usrsctp's address work queue and iterator thread), so
+     * at most {@value #MAX_LINKS} addresses stay registered. With all indices in use, the link no socket holds that
+     * has been quiet longest is given back: a stranger's packets from many ports take links, but never a socket's.
+     */
     private static Link link(Path path) throws IOException {
         Link existing = PATHS.get(path);
         if (existing != null) {
@@ -222,27 +258,90 @@ final class Links {
             if (existing != null) {
                 return existing;
             }
-            Endpoint via = path.endpoint();
-            InetSocketAddress remote = path.remote();
-            int index = NEXT_LINK.getAndIncrement();
-            if (index >= MAX_LINKS) {
-                throw new IOException("more than " + (MAX_LINKS - 1) + " SCTP peer endpoints in one process");
+            Integer reused = FREE_LINKS.poll();
+            if (reused == null && NEXT_LINK.get() >= MAX_LINKS) {
+                reused = reclaimQuietest();
             }
-            Link link = new Link(index, via, remote);
-            LINKS.set(index, link);
-            LOCK.readLock().lock();
-            try {
-                if (running) {
-                    Usrsctp.REGISTER_ADDRESS.invokeExact(link.handle);
+            int index = reused != null ? reused : NEXT_LINK.getAndIncrement();
+            Link link = new Link(index, path.endpoint(), path.remote());
+            if (reused == null) {
+                LOCK.readLock().lock();
+                try {
+                    if (running) {
+                        Usrsctp.REGISTER_ADDRESS.invokeExact(link.handle);
+                    }
+                } catch (Throwable e) {
+                    FREE_LINKS.add(index);
+                    throw new IOException("usrsctp_register_address failed", e);
+                } finally {
+                    LOCK.readLock().unlock();
                 }
-            } catch (Throwable e) {
-                throw new IOException("usrsctp_register_address failed", e);
-            } finally {
-                LOCK.readLock().unlock();
             }
+            LINKS.set(index, link);
             PATHS.put(path, link);
             return link;
         }
+    }
+
+    /** Gives back the unheld link quiet longest and returns its index. Holds PATHS. */
+    private static int reclaimQuietest() throws IOException {
+        Link quietest = null;
+        for (Link link : PATHS.values()) {
+            if (link.holders == 0 && (quietest == null || link.lastActive - quietest.lastActive < 0)) {
+                quietest = link;
+            }
+        }
+        if (quietest == null) {
+            throw new IOException("more than " + (MAX_LINKS - 1) + " SCTP peer endpoints in use in one process");
+        }
+        forget(quietest);
+        return FREE_LINKS.removeLast();
+    }
+
+    /** Gives a link back. Holds PATHS. */
+    private static void forget(Link link) {
+        if (link.freed) {
+            return;
+        }
+        link.freed = true;
+        PATHS.remove(new Path(link.endpoint, link.remote), link);
+        LINKS.compareAndSet(link.index, link, null);
+        FREE_LINKS.add(link.index);
+    }
+
+    /** A socket's association runs over {@code link}: it is not given back while held. */
+    static void hold(Link link) {
+        synchronized (PATHS) {
+            link.holders++;
+        }
+    }
+
+    /** The socket that held {@code link} is freed. */
+    static void release(Link link) {
+        synchronized (PATHS) {
+            link.holders--;
+        }
+    }
+
+    /** Gives back every link through {@code endpoint}, which is closing: no packet goes through it any more. */
+    static void forget(Endpoint endpoint) {
+        synchronized (PATHS) {
+            for (Link link : PATHS.values()) {
+                if (link.endpoint == endpoint) {
+                    forget(link);
+                }
+            }
+        }
+    }
+
+    /** Indices ever registered with usrsctp: the most links in use at once. */
+    static int registered() {
+        return NEXT_LINK.get() - 1;
+    }
+
+    /** Links in use now. */
+    static int inUse() {
+        return PATHS.size();
     }
 
     /** The link usrsctp knows by {@code handle}, or null. */
@@ -286,6 +385,7 @@ final class Links {
                 || scope.address() != null && !scope.address().equals(destination))) {
             return; // as if nothing listened here: the INIT times out
         }
+        link.lastActive = System.nanoTime();
         LOCK.readLock().lock();
         try {
             if (running) {
@@ -312,6 +412,7 @@ final class Links {
                 return EHOSTUNREACH;
             }
             int size = (int) length;
+            link.lastActive = System.nanoTime();
             if (size > LARGEST_PACKET.get()) {
                 LARGEST_PACKET.accumulateAndGet(size, Math::max);
             }

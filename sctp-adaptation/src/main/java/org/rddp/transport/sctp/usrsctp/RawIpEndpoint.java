@@ -139,6 +139,7 @@ final class RawIpEndpoint extends Links.Endpoint {
         }
         open = false;
         poller.deregister(registration, fd);
+        Links.forget(this);
         synchronized (sendState) {
             Posix.closeQuietly(fd);
         }

@@ -147,7 +147,7 @@ final class UdpEndpoint extends Links.Endpoint {
     /** The link of the datagram's sender, or null when there are too many peers (its packets are dropped). */
     private Links.Link linkOf(MemorySegment sender) {
         long key = (long) sender.get(JAVA_INT, 4) << 16 | sender.get(Posix.U16_BE, 2) & 0xFFFF;
-        if (key == lastFrom) {
+        if (key == lastFrom && !lastLink.freed) {
             return lastLink;
         }
         try {
@@ -178,6 +178,7 @@ final class UdpEndpoint extends Links.Endpoint {
         }
         open = false;
         poller.deregister(registration, fd);
+        Links.forget(this);
         synchronized (sendState) {
             Posix.closeQuietly(fd);
         }

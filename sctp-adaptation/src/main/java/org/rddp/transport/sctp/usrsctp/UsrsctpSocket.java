@@ -154,8 +154,8 @@ final class UsrsctpSocket extends NativeSctpSocket {
             return; // closed already
         }
         int status;
-        try (Arena arena = Arena.ofConfined()) {
-            status = (int) Usrsctp.SHUTDOWN.invokeExact(Usrsctp.captureState(arena), socket, SHUT_WR);
+        try {
+            status = Links.shutdown(socket, SHUT_WR);
         } catch (Throwable e) {
             status = -1;
         } finally {

@@ -350,7 +350,8 @@ public final class UsrsctpStack implements SctpStack {
                 throw new IOException("SCTP connect to " + remote + " failed, errno " + Usrsctp.errno(state));
             }
             UsrsctpSocket connected = new UsrsctpSocket(socket, streams, maxMessage(mtu), remote,
-                    freeing(endpoint, port));
+                    freeing(endpoint, port, link));
+            Links.hold(link); // released when the socket is freed
             done = true;
             return connected;
         } catch (IOException | RuntimeException e) {
@@ -362,14 +363,20 @@ public final class UsrsctpStack implements SctpStack {
                 if (!socket.equals(MemorySegment.NULL)) {
                     closeQuietly(socket);
                 }
-                freeing(endpoint, port).run();
+                freeing(endpoint, port, null).run();
             }
         }
     }
 
-    /** What a socket's end gives back: its hold on {@code endpoint}, and a raw socket's SCTP port (0: none). */
-    private static Runnable freeing(Links.Endpoint endpoint, int port) {
+    /**
+     * What a socket's end gives back: its hold on {@code endpoint} and on its {@code link} (null: none), and a raw
+     * socket's SCTP port (0: none).
+     */
+    private static Runnable freeing(Links.Endpoint endpoint, int port, Links.Link link) {
         return () -> {
+            if (link != null) {
+                Links.release(link);
+            }
             if (endpoint instanceof RawIpEndpoint raw && port != 0) {
                 raw.disown(port);
             }
@@ -636,13 +643,18 @@ public final class UsrsctpStack implements SctpStack {
                 port = address().getPort();
                 raw.own(port);
             }
-            return new UsrsctpSocket(accepted, streams, maxMessage(mtu), remote, freeing(endpoint, port));
+            UsrsctpSocket wrapped = new UsrsctpSocket(accepted, streams, maxMessage(mtu), remote,
+                    freeing(endpoint, port, link));
+            if (link != null) {
+                Links.hold(link); // released when the socket is freed
+            }
+            return wrapped;
         }
 
         @Override
         protected void closeNative() {
             Links.unlisten(address().getPort());
-            freeing(endpoint, endpoint instanceof RawIpEndpoint ? address().getPort() : 0).run();
+            freeing(endpoint, endpoint instanceof RawIpEndpoint ? address().getPort() : 0, null).run();
             Upcalls.release(id);
             closeQuietly(socket);
         }

@@ -122,4 +122,54 @@ class LinksTest {
             assertThat(initAcks(recorder.sent)).containsExactly(0x77777777);
         }
     }
+
+    @Test
+    void theLinksOfAClosedEndpointAreGivenBackAndTheirIndicesServeNewPeers() throws Exception {
+        UsrsctpStack.udp();
+        Recorder closing = new Recorder(true);
+        List<Links.Link> links = new java.util.ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            Links.Link link = Links.udpLink(new InetSocketAddress("127.9.10.1", 1000 + i), closing);
+            links.add(link);
+        }
+        int before = Links.inUse();
+        Links.forget(closing);
+        assertThat(Links.inUse()).isEqualTo(before - 50);
+        assertThat(links).allMatch(link -> link.freed);
+
+        int registered = Links.registered();
+        Recorder next = new Recorder(true);
+        for (int i = 0; i < 50; i++) {
+            Links.Link link = Links.udpLink(new InetSocketAddress("127.9.10.2", 1000 + i), next);
+            assertThat(Links.link(link.handle.address())).isSameAs(link);
+        }
+        assertThat(Links.registered()).as("new peers take given-back indices").isEqualTo(registered);
+        Links.forget(next);
+    }
+
+    /**
+     * A stranger sending from more ports than there are link indices takes no index a socket holds: the quietest
+     * unheld link is given back for each new one, and a held link stays.
+     */
+    @Test
+    void packetsFromMorePortsThanThereAreLinksTakeNoLinkASocketHolds() throws Exception {
+        SctpStack stack = UsrsctpStack.udp();
+        try (SctpStack.Listening listening = stack.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(),
+                0), 8, DdpSctp.ADAPTATION_INDICATION)) {
+            Recorder stranger = new Recorder(true);
+            Links.Link held = Links.udpLink(new InetSocketAddress("127.9.11.1", 1), stranger);
+            Links.hold(held);
+            int port = listening.address().getPort();
+            for (int i = 0; i < 5000; i++) {
+                Links.Link link = Links.udpLink(new InetSocketAddress("127.9.11.2", 1 + i), stranger);
+                Links.input(link, init(port, 0x1000 + i), 32, InetAddress.getLoopbackAddress());
+            }
+            assertThat(initAcks(stranger.sent)).as("every INIT was answered").hasSize(5000);
+            assertThat(held.freed).isFalse();
+            assertThat(Links.link(held.handle.address())).isSameAs(held);
+            assertThat(Links.inUse()).isLessThan(4096);
+            Links.release(held);
+            Links.forget(stranger);
+        }
+    }
 }

@@ -195,6 +195,64 @@ class UsrsctpSocketTest {
         }
     }
 
+    /**
+     * Both ends shut down (SHUTDOWN, the socket kept and read until the association is down) while both still send
+     * and receive, then close: usrsctp_shutdown racing its own timers and input path.
+     */
+    @Test
+    void associationsShutDownFromBothEndsUnderTrafficLeaveTheHeapIntact() throws Exception {
+        SctpStack stack = UsrsctpStack.udp();
+        int rounds = Integer.getInteger("rddp.test.shutdownRounds", 30);
+        try (SctpStack.Listening listening = stack.listen(LOOPBACK, 8, DdpSctp.ADAPTATION_INDICATION)) {
+            LinkedBlockingQueue<SctpSocket> accepted = new LinkedBlockingQueue<>();
+            listening.start(accepted::add);
+            int down = 0;
+            for (int round = 0; round < rounds; round++) {
+                SctpSocket client = stack.connect(LOOPBACK, listening.address(), 8, DdpSctp.ADAPTATION_INDICATION);
+                SctpSocket server = accepted.poll(10, TimeUnit.SECONDS);
+                assertThat(server).isNotNull();
+                int messages = round * 37 % 200;
+                boolean serverShutsDown = round % 2 == 0;
+                CompletableFuture<Boolean> first = CompletableFuture.supplyAsync(
+                        () -> sendThenShutDown(client, messages, true));
+                CompletableFuture<Boolean> second = CompletableFuture.supplyAsync(
+                        () -> sendThenShutDown(server, 199 - messages, serverShutsDown));
+                down += (first.get(20, TimeUnit.SECONDS) ? 1 : 0) + (second.get(20, TimeUnit.SECONDS) ? 1 : 0);
+            }
+            assertThat(down).as("ends that saw their association end").isEqualTo(2 * rounds);
+        }
+    }
+
+    /** Sends while reading, shuts down (or only keeps reading), reads until the association is down, closes. */
+    private static boolean sendThenShutDown(SctpSocket socket, int messages, boolean shutDown) {
+        MemorySegment out = Arena.ofAuto().allocate(1024);
+        MemorySegment in = Arena.ofAuto().allocate(70000);
+        SctpSocket.ReceivedMessage message = new SctpSocket.ReceivedMessage();
+        boolean down = false;
+        try {
+            for (int i = 0; i < messages; i++) {
+                socket.send(out, 0, 1024, i % 8, DdpSctp.PPID_DDP_SEGMENT, true);
+                socket.receive(in, message);
+            }
+            if (shutDown) {
+                socket.shutdown();
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+            while (!down && System.nanoTime() < deadline) {
+                int got = socket.receive(in, message);
+                if (got == SctpSocket.WOULD_BLOCK) {
+                    Thread.onSpinWait();
+                } else if (message.kind == SctpSocket.ReceivedMessage.ASSOCIATION_DOWN) {
+                    down = true;
+                }
+            }
+        } catch (java.io.IOException e) {
+            down = true;
+        }
+        socket.close();
+        return down;
+    }
+
     /** Sends up to {@code messages} while reading what arrives, then closes; returns how many usrsctp took. */
     private static int sendThenClose(SctpSocket socket, int messages, boolean abort) {
         MemorySegment out = Arena.ofAuto().allocate(1024);
