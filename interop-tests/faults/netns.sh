@@ -3,7 +3,11 @@
 # joined by a veth pair, offloads off so that every packet is one packet. Faults are applied in both directions.
 #   netns.sh up | down
 #   netns.sh loss <probability>     drop that share of packets arriving at either end (iptables statistic)
-#   netns.sh clear                  no more loss
+#   netns.sh reorder <probability> [rate]
+#                                   hold that share of packets leaving either end in a slow class (htb at the rate,
+#                                   20mbit by default): they arrive late, after packets sent behind them
+#   netns.sh held                   how many packets the slow classes of 'reorder' have carried
+#   netns.sh clear                  no more loss or reordering
 #   netns.sh link-down | link-up    the veth pair down or up
 #   netns.sh a|b <command...>       run a command in rddp-a or rddp-b
 set -euo pipefail
@@ -32,9 +36,30 @@ case "${1:-}" in
       ip netns exec $ns iptables -A INPUT -m statistic --mode random --probability "$2" -j DROP
     done
     ;;
+  reorder)
+    "$0" clear
+    for ns in a b; do
+      ip netns exec rddp-$ns tc qdisc add dev veth-$ns root handle 1: htb default 10 r2q 100000
+      ip netns exec rddp-$ns tc class add dev veth-$ns parent 1: classid 1:10 htb rate 10gbit
+      ip netns exec rddp-$ns tc class add dev veth-$ns parent 1: classid 1:20 htb rate "${3:-20mbit}" \
+        ceil "${3:-20mbit}" quantum 1514
+      ip netns exec rddp-$ns iptables -t mangle -A POSTROUTING -o veth-$ns -m statistic --mode random \
+        --probability "$2" -j CLASSIFY --set-class 1:20
+    done
+    ;;
+  held)
+    total=0
+    for ns in a b; do
+      n=$(ip netns exec rddp-$ns tc -s class show dev veth-$ns classid 1:20 | sed -n 's/.* bytes \([0-9]*\) pkt.*/\1/p')
+      total=$((total + ${n:-0}))
+    done
+    echo "$total"
+    ;;
   clear)
-    for ns in $A $B; do
-      ip netns exec $ns iptables -F INPUT
+    for ns in a b; do
+      ip netns exec rddp-$ns iptables -F INPUT
+      ip netns exec rddp-$ns iptables -t mangle -F POSTROUTING
+      ip netns exec rddp-$ns tc qdisc del dev veth-$ns root 2>/dev/null || true
     done
     ;;
   link-down|link-up)
@@ -47,7 +72,7 @@ case "${1:-}" in
     exec ip netns exec $ns "$@"
     ;;
   *)
-    sed -n '2,9p' "$0" >&2
+    sed -n '2,13p' "$0" >&2
     exit 2
     ;;
 esac

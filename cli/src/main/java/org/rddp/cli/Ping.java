@@ -144,9 +144,12 @@ public final class Ping implements AutoCloseable {
                 }
                 throw e;
             }
-            if (source.length() > size) {
-                throw new PeerException("the client advertises " + source.length() + " octets, more than this "
-                        + "server's " + size + " (give both the same size)", false);
+            if (Integer.compareUnsigned(source.length(), size) > 0) { // rping's lengths are unsigned
+                throw new PeerException("the client advertises " + Integer.toUnsignedString(source.length())
+                        + " octets, more than this server's " + size + " (give both the same size)", false);
+            }
+            if (source.length() == 0) {
+                throw new PeerException("the client advertises an empty buffer (ping " + ping + ")", false);
             }
             rdma.memory().fill((byte) 0);
             transfer.opcode(WorkOpcode.RDMA_READ).signaled(true).remote(source.rkey(), source.address())
@@ -160,7 +163,8 @@ public final class Ping implements AutoCloseable {
             verbose.accept("server ping data: " + text(rdma));
             post(send, "go-ahead Send");
             Advert sink = nextAdvert("the client's sink advertisement (ping " + ping + ")");
-            int length = Math.min(textLength(rdma) + 1, sink.length()); // rping writes strlen(rdma_buf) + 1
+            // rping writes strlen(rdma_buf) + 1, no more than the sink's (unsigned) length
+            int length = (int) Math.min(textLength(rdma) + 1L, Integer.toUnsignedLong(sink.length()));
             transfer.opcode(WorkOpcode.RDMA_WRITE).signaled(true).remote(sink.rkey(), sink.address())
                     .sge(0, rdma, 0, length);
             post(transfer, "RDMA Write");

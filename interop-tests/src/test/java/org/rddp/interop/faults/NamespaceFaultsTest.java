@@ -26,7 +26,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * dropped, while a peer is killed, and while it is stopped. What must hold: every transfer that completes is intact
  * (both ends verify it); a dead or stopped peer is reported, with why, within the dead-peer bound (SCTP: RTO and
  * retransmission limits of {@code ProtocolParameters.RDDP}; TCP: the kernel's reset); nothing hangs. The times
- * measured are printed. The full run adds 1 % loss, every operation, a link down for 10 s and a 30 s stop.
+ * measured are printed. Reordering: a share of the packets leaving either end waits in a slow htb class (no {@code tc
+ * netem} here) and arrives after packets sent behind it. The full run adds 1 % loss, 2 % and 10 % reordering, every
+ * operation, a link down for 10 s and a 30 s stop.
  */
 class NamespaceFaultsTest {
     private static final Path ROOT = Path.of(System.getProperty("user.dir")).getParent();
@@ -80,14 +82,20 @@ class NamespaceFaultsTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("transports")
     @Timeout(value = 15, unit = TimeUnit.MINUTES)
-    void transfersUnderLossAreIntact(Transport transport) throws Exception {
-        List<String> losses = FULL ? List.of("0.01", "0.05") : List.of("0.05");
+    void transfersUnderLossAndReorderingAreIntact(Transport transport) throws Exception {
+        List<List<String>> faults = FULL
+                ? List.of(List.of("loss", "0.01"), List.of("loss", "0.05"), List.of("reorder", "0.02"),
+                        List.of("reorder", "0.10"))
+                : List.of(List.of("loss", "0.05"), List.of("reorder", "0.05"));
         List<String> operations = FULL ? List.of("write-bw", "read-bw", "send-bw") : List.of("write-bw", "read-bw");
-        for (String loss : losses) {
-            run(NETNS.toString(), "loss", loss);
+        for (List<String> fault : faults) {
+            List<String> command = new ArrayList<>(List.of(NETNS.toString()));
+            command.addAll(fault);
+            run(command.toArray(String[]::new));
             for (String operation : operations) {
-                String label = transport + "-" + operation + "-loss" + loss;
+                String label = transport + "-" + operation + "-" + String.join("", fault);
                 List<String> common = List.of(operation, "--verify", "-s", "65536", "-n", FULL ? "2000" : "300");
+                long heldBefore = held();
                 Ends ends = start(label, transport, common);
                 long began = System.nanoTime();
                 assertThat(ends.client.waitFor(10, TimeUnit.MINUTES)).as(label + ": client done").isTrue();
@@ -98,9 +106,24 @@ class NamespaceFaultsTest {
                 String bandwidth = ends.clientOut().lines().filter(line -> line.trim().startsWith("65536"))
                         .findFirst().orElse("");
                 assertThat(bandwidth).as(ends.story()).isNotEmpty();
-                System.out.printf("faults: %s: intact in %.1f s: %s%n", label, seconds, bandwidth.trim());
+                String reordered = "";
+                if (fault.get(0).equals("reorder")) {
+                    long held = held() - heldBefore;
+                    assertThat(held).as(label + ": packets held back and overtaken").isPositive();
+                    reordered = String.format(" (%d packets held back)", held);
+                }
+                System.out.printf("faults: %s: intact in %.1f s%s: %s%n", label, seconds, reordered,
+                        bandwidth.trim());
             }
         }
+    }
+
+    /** Packets the slow classes of {@code netns.sh reorder} have carried so far. */
+    private static long held() throws Exception {
+        Process process = new ProcessBuilder(NETNS.toString(), "held").redirectErrorStream(true).start();
+        String out = new String(process.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(process.waitFor()).as(out).isZero();
+        return Long.parseLong(out.trim());
     }
 
     @ParameterizedTest(name = "{0}")
