@@ -3,6 +3,7 @@ package org.rddp.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
+import org.junit.jupiter.api.AfterAll;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -59,6 +60,15 @@ class PingProtocolFuzzTest {
 
     private static InMemoryTransport transport;
     private static int addresses;
+
+    /** The in-memory managers' loops go with the class. */
+    @AfterAll
+    static void stop() {
+        if (transport != null) {
+            transport.close();
+            transport = null;
+        }
+    }
 
     @FuzzTest(maxDuration = "10s")
     void hostileClient(byte[] input) throws Exception {

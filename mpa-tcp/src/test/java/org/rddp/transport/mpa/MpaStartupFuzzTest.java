@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.code_intelligence.jazzer.api.BugDetectors;
 import com.code_intelligence.jazzer.api.SilentCloseable;
 import com.code_intelligence.jazzer.junit.FuzzTest;
+import org.junit.jupiter.api.AfterAll;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
@@ -70,6 +71,17 @@ class MpaStartupFuzzTest {
         rawServer = new ServerSocket();
         rawServer.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
         rawServer.setSoTimeout((int) BOUND.toMillis());
+    }
+
+    /** The manager's loop and the sockets go with the class: other tests count loop threads. */
+    @AfterAll
+    static synchronized void stop() throws IOException {
+        if (manager != null) {
+            listener.close();
+            manager.close();
+            rawServer.close();
+            manager = null;
+        }
     }
 
     /** A fresh queue pair on a device of its own, dropped with the connection. */

@@ -42,6 +42,8 @@ final class DdpAssociation {
     private final SctpSocket socket;
     private final Loop loop;
     private final Session[] sessions;
+    /** Sessions that met a full socket and wait for room, each once. Owner thread. */
+    private final java.util.ArrayDeque<Session> waitingForRoom = new java.util.ArrayDeque<>();
     private final MemorySegment receiveBuffer;
     private final MemorySegment sendBuffer;
     private final SctpSocket.ReceivedMessage message = new SctpSocket.ReceivedMessage();
@@ -169,11 +171,11 @@ final class DdpAssociation {
         return sessions[streamId];
     }
 
-    /** Sessions whose Initiate waits for the ULP. Owner thread. */
+    /** Sessions whose Initiate waits for the ULP, which has not answered yet. Owner thread. */
     int pendingUlp() {
         int pending = 0;
         for (Session session : sessions) {
-            if (session.state() == SessionStateMachine.State.PENDING_ULP) {
+            if (session.state() == SessionStateMachine.State.PENDING_ULP && !session.ulpAnswered) {
                 pending++;
             }
         }
@@ -202,9 +204,12 @@ final class DdpAssociation {
                 }
                 dispatch(length);
             }
-            if (!down && socket.writable()) {
-                for (Session session : sessions) {
-                    session.writable();
+            // only sessions that met a full socket wait for room: no walk over every stream, no native call, per poll
+            if (!down && !waitingForRoom.isEmpty() && socket.writable()) {
+                for (int i = waitingForRoom.size(); i > 0 && !down; i--) {
+                    Session session = waitingForRoom.pollFirst();
+                    session.waiting = false;
+                    session.writable(); // waits again if the socket fills once more
                 }
             }
         } catch (IOException e) {
@@ -289,6 +294,10 @@ final class DdpAssociation {
         private LlpSink sink;
         private volatile LlpParameters parameters;
         private boolean pressured;
+        /** The ULP has answered the Initiate waiting here (from any thread); the answer is on its way to the loop. */
+        volatile boolean ulpAnswered;
+        /** In {@link #waitingForRoom}. */
+        private boolean waiting;
         private final ArrayDeque<byte[]> pendingControl = new ArrayDeque<>();
         private final ResequencingWindow window = new ResequencingWindow();
         private final ResequencingWindow.Delivery process = this::process;
@@ -388,6 +397,7 @@ final class DdpAssociation {
             byte[] octets = chunk.toByteArray();
             if (!pendingControl.isEmpty() || transmit(octets, DdpSctp.PPID_SESSION_CONTROL) == SctpSocket.WOULD_BLOCK) {
                 pendingControl.add(octets); // control is never lost; it waits for room, in order
+                waitForRoom();
             }
         }
 
@@ -405,9 +415,18 @@ final class DdpAssociation {
             }
         }
 
+        /** Asks to hear when the socket has room again. Owner thread. */
+        private void waitForRoom() {
+            if (!waiting) {
+                waiting = true;
+                waitingForRoom.add(this);
+            }
+        }
+
         void writable() {
             while (!pendingControl.isEmpty()) {
                 if (transmit(pendingControl.peekFirst(), DdpSctp.PPID_SESSION_CONTROL) == SctpSocket.WOULD_BLOCK) {
+                    waitForRoom();
                     return;
                 }
                 pendingControl.pollFirst();
@@ -453,6 +472,7 @@ final class DdpAssociation {
             }
             if (!pendingControl.isEmpty()) {
                 pressured = true;
+                waitForRoom();
                 return BACK_PRESSURED;
             }
             Wire.putU16(sendBuffer, 0, txSsn);
@@ -468,6 +488,7 @@ final class DdpAssociation {
             }
             if (sent == SctpSocket.WOULD_BLOCK) {
                 pressured = true;
+                waitForRoom();
                 return BACK_PRESSURED;
             }
             tap.chunk(DdpAssociation.this, true, streamId, DdpSctp.PPID_DDP_SEGMENT, true, sendBuffer, length);

@@ -49,8 +49,11 @@ import org.rddp.wire.PrivateData;
  * same peer on the same loop share an association.
  */
 public final class SctpConnectionManager implements ConnectionManager {
-    /** Streams each way on every association: the queue pairs it can carry. */
-    public static final int STREAMS = 64;
+    /**
+     * Streams asked for each way on every association: the queue pairs it can carry (the peer may grant fewer).
+     * When every stream of an association to a peer is taken, the next queue pair gets an association of its own.
+     */
+    public static final int STREAMS = 1024;
     /** Initiates that may wait for the ULP on one association before the next is refused with Terminate. */
     public static final int PENDING_LIMIT = 16;
 
@@ -149,35 +152,48 @@ public final class SctpConnectionManager implements ConnectionManager {
             session.answer(new SessionControl.Terminate()); // too many wait for the ULP: non-ULP reject (§5.2.3)
             return;
         }
+        session.ulpAnswered = false;
         handler.accept(new Request(association, session, initiate));
     }
 
     @Override
     public CompletableFuture<Connection> connect(QueuePair qp, SocketAddress remote, ConnectOptions options) {
         CompletableFuture<Connection> result = new CompletableFuture<>();
-        InetSocketAddress target = (InetSocketAddress) remote;
-        associationTo(new Route(nextLoop(), target)).whenComplete((association, failure) -> {
+        connectVia(new Route(nextLoop(), (InetSocketAddress) remote), qp, options, result);
+        result.orTimeout(options.timeout().toMillis(), TimeUnit.MILLISECONDS);
+        return result;
+    }
+
+    /**
+     * Starts a session on the association to the route's peer, or on a new one: when the association is shutting
+     * down (its last session ended meanwhile), and when all its streams are taken (it stays for the sessions on it;
+     * queue pairs from then on go to the new one).
+     */
+    private void connectVia(Route route, QueuePair qp, ConnectOptions options, CompletableFuture<Connection> result) {
+        CompletableFuture<DdpAssociation> pending = associationTo(route);
+        pending.whenComplete((association, failure) -> {
             if (failure != null) {
                 result.completeExceptionally(failure instanceof java.util.concurrent.CompletionException
                         ? failure.getCause() : failure);
                 return;
             }
             association.loop().execute(() -> {
-                if (!association.usable()) { // its last session ended meanwhile and it is shutting down: a new one
-                    connect(qp, remote, options).whenComplete((connection, failed) -> {
-                        if (failed != null) {
-                            result.completeExceptionally(failed);
-                        } else {
-                            result.complete(connection);
-                        }
-                    });
+                if (result.isDone()) {
+                    return; // timed out meanwhile
+                }
+                if (!association.usable()) {
+                    connectVia(route, qp, options, result);
                     return;
                 }
-                initiate(association, qp, options, result);
+                DdpAssociation.Session session = association.idleSession();
+                if (session == null) {
+                    outbound.remove(route, pending);
+                    connectVia(route, qp, options, result);
+                    return;
+                }
+                initiate(session, qp, options, result);
             });
         });
-        result.orTimeout(options.timeout().toMillis(), TimeUnit.MILLISECONDS);
-        return result;
     }
 
     @SuppressWarnings("checkstyle:IllegalCatch") // whatever the stack throws must fail the future, not vanish
@@ -212,14 +228,9 @@ public final class SctpConnectionManager implements ConnectionManager {
         return created;
     }
 
-    /** Owner thread of the association. */
-    private void initiate(DdpAssociation association, QueuePair qp, ConnectOptions options,
+    /** Sends the Initiate on an idle session. Owner thread of the association. */
+    private void initiate(DdpAssociation.Session session, QueuePair qp, ConnectOptions options,
             CompletableFuture<Connection> result) {
-        DdpAssociation.Session session = association.idleSession();
-        if (session == null) {
-            result.completeExceptionally(new IOException("all " + STREAMS + " streams of the association are busy"));
-            return;
-        }
         EnhancedConnectionData offer = null;
         SessionControl initiate;
         if (options.enhanced()) {
@@ -404,6 +415,7 @@ public final class SctpConnectionManager implements ConnectionManager {
             if (!answered.compareAndSet(false, true)) {
                 throw new IllegalStateException("the request was already answered");
             }
+            session.ulpAnswered = true; // no longer counts against PENDING_LIMIT
         }
     }
 }

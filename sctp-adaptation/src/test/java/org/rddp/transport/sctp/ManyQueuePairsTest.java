@@ -117,6 +117,88 @@ class ManyQueuePairsTest {
         }
     }
 
+    /**
+     * 1,100 queue pairs to one peer at once: the first 1,024 share one association (a stream pair each), the rest
+     * get a second one; every pair sends two checksummed messages, all posted at once, all verified.
+     */
+    @Test
+    void moreQueuePairsThanAnAssociationHasStreamsGoOnASecondAssociation() throws Exception {
+        int pairs = 1100;
+        int size = 2048;
+        InetAddress loopback = InetAddress.getLoopbackAddress();
+        InetSocketAddress address = new InetSocketAddress(loopback, TestPorts.next());
+        try (SctpConnectionManager server = new SctpConnectionManager(UsrsctpStack.udp(), loopback);
+                SctpConnectionManager client = new SctpConnectionManager(UsrsctpStack.udp(), loopback)) {
+            RdmaDevice device = new RdmaDevice("thousand");
+            ProtectionDomain pd = device.allocateProtectionDomain();
+            CompletionQueue senderCq = device.createCompletionQueue(4 * pairs);
+            CompletionQueue receiverCq = device.createCompletionQueue(4 * pairs);
+            MemoryRegion source = pd.register(Arena.ofAuto().allocate(2L * pairs * size), EnumSet.noneOf(Access.class));
+            MemoryRegion sink = pd.register(Arena.ofAuto().allocate(2L * pairs * size), EnumSet.of(Access.LOCAL_WRITE));
+            List<QueuePair> senders = new ArrayList<>();
+            List<QueuePair> receivers = new ArrayList<>();
+            ReceiveWorkRequest receive = new ReceiveWorkRequest(1);
+            for (int i = 0; i < pairs; i++) {
+                senders.add(pd.createQueuePair(QpAttributes.of(senderCq, 2, 1)));
+                QueuePair receiver = pd.createQueuePair(QpAttributes.of(receiverCq, 2, 1));
+                for (int m = 0; m < 2; m++) {
+                    long slot = 2L * i + m;
+                    receive.wrId(slot).sge(0, sink, slot * size, size);
+                    assertThat(receiver.postReceive(receive)).isEqualTo(PostStatus.OK);
+                }
+                receivers.add(receiver);
+            }
+            try (Listener listener = server.listen(address, request -> {
+                byte[] name = request.privateData().toByteArray();
+                request.accept(receivers.get((name[0] & 0xFF) << 8 | name[1] & 0xFF),
+                        new AcceptOptions(PrivateData.EMPTY, 1, 1));
+            })) {
+                List<CompletableFuture<Connection>> connections = new ArrayList<>();
+                for (int i = 0; i < pairs; i++) {
+                    connections.add(client.connect(senders.get(i), address, new ConnectOptions(
+                            PrivateData.of(new byte[] {(byte) (i >> 8), (byte) i}), true, 1, 1, false,
+                            java.util.Set.of(), java.time.Duration.ofSeconds(60))));
+                }
+                for (CompletableFuture<Connection> connection : connections) {
+                    connection.get(60, TimeUnit.SECONDS);
+                }
+                assertThat(client.associationCount()).as("1,024 streams on the first association, then a second")
+                        .isEqualTo(2);
+
+                Random random = new Random(7);
+                long[] checksums = new long[2 * pairs];
+                int[] lengths = new int[2 * pairs];
+                byte[] data = new byte[size];
+                SendWorkRequest send = new SendWorkRequest(1).opcode(WorkOpcode.SEND);
+                for (int slot = 0; slot < 2 * pairs; slot++) {
+                    lengths[slot] = 1 + random.nextInt(size);
+                    random.nextBytes(data);
+                    MemorySegment.copy(MemorySegment.ofArray(data), 0, source.memory(), (long) slot * size,
+                            lengths[slot]);
+                    CRC32C crc = new CRC32C();
+                    crc.update(data, 0, lengths[slot]);
+                    checksums[slot] = crc.getValue();
+                    send.wrId(slot).sge(0, source, (long) slot * size, lengths[slot]);
+                    assertThat(senders.get(slot / 2).postSend(send)).isEqualTo(PostStatus.OK);
+                }
+                WorkCompletion completion = new WorkCompletion();
+                for (int n = 0; n < 2 * pairs; n++) {
+                    await(receiverCq, completion);
+                    assertThat(completion.status()).isEqualTo(WcStatus.SUCCESS);
+                    int slot = (int) completion.wrId();
+                    assertThat(completion.byteLength()).as("message %d", slot).isEqualTo(lengths[slot]);
+                    CRC32C crc = new CRC32C();
+                    crc.update(sink.memory().asSlice((long) slot * size, lengths[slot]).asByteBuffer());
+                    assertThat(crc.getValue()).as("message %d", slot).isEqualTo(checksums[slot]);
+                }
+                for (int n = 0; n < 2 * pairs; n++) {
+                    await(senderCq, completion);
+                    assertThat(completion.status()).isEqualTo(WcStatus.SUCCESS);
+                }
+            }
+        }
+    }
+
     private static void sendAll(Pair pair, long[] checksums) {
         Random random = new Random(pair.seed());
         SendWorkRequest send = new SendWorkRequest(1).opcode(WorkOpcode.SEND);
