@@ -262,7 +262,9 @@ public final class MpaConnectionManager implements ConnectionManager {
                 return accepted;
             }
             accepted++;
-            if (startups.size() + accepting.get() >= mpa.maxStartups()) {
+            String full = startups.size() + accepting.get() >= mpa.maxStartups() ? "too many connections in startup: "
+                    + mpa.maxStartups() + " (MpaOptions.withLimits)" : overMemory();
+            if (full != null) {
                 SocketAddress peer = null;
                 try {
                     peer = channel.getRemoteAddress();
@@ -271,8 +273,7 @@ public final class MpaConnectionManager implements ConnectionManager {
                     // reset or not, it goes
                 }
                 closeQuietly(channel);
-                refuse(peer, new IOException("too many connections in startup: " + mpa.maxStartups()
-                        + " (MpaOptions.withLimits)"));
+                refuse(peer, new IOException(full));
                 continue;
             }
             accepting.incrementAndGet();
@@ -332,6 +333,20 @@ public final class MpaConnectionManager implements ConnectionManager {
         }
     }
 
+    /**
+     * Why one more connection would take more buffers than {@link MpaOptions#memoryLimit} allows, or null: each
+     * connection, from its accept or connect on, counts for {@link MpaOptions#BUFFER_OCTETS_PER_CONNECTION}.
+     */
+    private String overMemory() {
+        long connections = (long) streams.size() + startups.size() + accepting.get();
+        if (connections < mpa.connectionsInMemory()) {
+            return null;
+        }
+        return "the memory limit: " + mpa.memoryLimit() + " octets of buffers hold " + mpa.connectionsInMemory()
+                + " connections of " + MpaOptions.BUFFER_OCTETS_PER_CONNECTION + " octets, and " + connections
+                + " are open or opening (MpaOptions.withMemoryLimit)";
+    }
+
     /** Records and reports a connection refused before its Request reached the ULP. */
     private void refuse(SocketAddress peer, Exception e) {
         Counters.increment(Counter.CONNECTIONS_REFUSED);
@@ -364,6 +379,11 @@ public final class MpaConnectionManager implements ConnectionManager {
         }
         if (closed.get()) {
             result.completeExceptionally(new IOException("the connection manager is closed"));
+            return;
+        }
+        String full = overMemory();
+        if (full != null) {
+            result.completeExceptionally(new IOException("cannot connect to " + remote + ": " + full));
             return;
         }
         boolean enhanced = options.enhanced() && mpa.revision() >= 2 && !revision1;

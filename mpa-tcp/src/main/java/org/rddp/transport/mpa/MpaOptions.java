@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.EnumSet;
 import java.util.Set;
 import org.rddp.llp.RtrType;
+import org.rddp.mpa.MpaFpdu;
 
 /**
  * How one side runs MPA, for every connection of a {@link MpaConnectionManager} (what siw takes as module
@@ -28,10 +29,19 @@ import org.rddp.llp.RtrType;
  *                        with R set, RFC 5044 §7.1.2) without reaching the ULP
  * @param idleTimeout     a connection in Full Operation that sends and receives nothing for this long is reset, and
  *                        its queue pair hears the connection was lost (noticed within twice this); zero: never
+ * @param memoryLimit     octets of buffers all connections in Full Operation may take together, at
+ *                        {@link #BUFFER_OCTETS_PER_CONNECTION} each (direct memory, outside the heap): a Request
+ *                        beyond it is rejected as one beyond {@code maxConnections} is, a connect fails at once
  */
 public record MpaOptions(int revision, boolean markers, boolean crc, boolean peerToPeer, Set<RtrType> rtrTypes,
         boolean retryRevision1, Duration startupTimeout, int mtu, int maxStartups, int maxConnections,
-        Duration idleTimeout) {
+        Duration idleTimeout, long memoryLimit) {
+    /**
+     * The buffers one connection in Full Operation takes: what its stream holds to write (FPDUs gathered into one
+     * write, or what TCP has not taken yet) and the one FPDU it reassembles when a read ends inside it.
+     */
+    public static final int BUFFER_OCTETS_PER_CONNECTION = MpaStream.PENDING_CAPACITY
+            + MpaFpdu.fpduLength(MpaFpdu.MAX_ULPDU_LENGTH_FIELD);
 
     /** Validates. */
     public MpaOptions {
@@ -58,6 +68,10 @@ public record MpaOptions(int revision, boolean markers, boolean crc, boolean pee
             throw new IllegalArgumentException("limits of at least 1, not " + maxStartups + " startups and "
                     + maxConnections + " connections");
         }
+        if (memoryLimit < BUFFER_OCTETS_PER_CONNECTION) {
+            throw new IllegalArgumentException("a memory limit of at least one connection's buffers ("
+                    + BUFFER_OCTETS_PER_CONNECTION + " octets), not " + memoryLimit);
+        }
         rtrTypes = Set.copyOf(rtrTypes);
     }
 
@@ -65,70 +79,87 @@ public record MpaOptions(int revision, boolean markers, boolean crc, boolean pee
      * The defaults: revision 2, no Markers, CRC on (RFC 5044 §4.4: the default MUST be to use CRCs), client-server
      * unless a connection asks, every RTR type, no revision 1 retry, 10 s startup timeout, the interface's MTU,
      * at most 1024 connections in startup and 65536 in Full Operation, no idle timeout (an idle queue pair is a
-     * normal thing in RDMA).
+     * normal thing in RDMA), and buffers of at most half the heap's limit ({@link Runtime#maxMemory()}, which is
+     * also the JVM's limit on direct memory unless {@code -XX:MaxDirectMemorySize} says otherwise): a process that
+     * takes more connections than that is refused them, instead of failing to allocate.
      */
     public static MpaOptions defaults() {
         return new MpaOptions(2, false, true, false, EnumSet.of(RtrType.SEND, RtrType.WRITE, RtrType.READ), false,
-                Duration.ofSeconds(10), 0, 1024, 65536, Duration.ZERO);
+                Duration.ofSeconds(10), 0, 1024, 65536, Duration.ZERO,
+                Math.max(BUFFER_OCTETS_PER_CONNECTION, Runtime.getRuntime().maxMemory() / 2));
+    }
+
+    /** Connections in Full Operation the memory limit allows: {@link #memoryLimit()} over their buffers. */
+    public long connectionsInMemory() {
+        return memoryLimit / BUFFER_OCTETS_PER_CONNECTION;
     }
 
     /** These options with Markers asked for or not. */
     public MpaOptions withMarkers(boolean wanted) {
         return new MpaOptions(revision, wanted, crc, peerToPeer, rtrTypes, retryRevision1, startupTimeout, mtu,
-                maxStartups, maxConnections, idleTimeout);
+                maxStartups, maxConnections, idleTimeout, memoryLimit);
     }
 
     /** These options with CRCs asked for or not. */
     public MpaOptions withCrc(boolean wanted) {
         return new MpaOptions(revision, markers, wanted, peerToPeer, rtrTypes, retryRevision1, startupTimeout, mtu,
-                maxStartups, maxConnections, idleTimeout);
+                maxStartups, maxConnections, idleTimeout, memoryLimit);
     }
 
     /** These options speaking at most {@code highest}. */
     public MpaOptions withRevision(int highest) {
         return new MpaOptions(highest, markers, crc, peerToPeer, rtrTypes, retryRevision1, startupTimeout, mtu,
-                maxStartups, maxConnections, idleTimeout);
+                maxStartups, maxConnections, idleTimeout, memoryLimit);
     }
 
     /** These options always asking for peer-to-peer with exactly {@code rtr} as the RTR this side can send. */
     public MpaOptions withPeerToPeer(RtrType rtr) {
         return new MpaOptions(revision, markers, crc, true, EnumSet.of(rtr), retryRevision1, startupTimeout, mtu,
-                maxStartups, maxConnections, idleTimeout);
+                maxStartups, maxConnections, idleTimeout, memoryLimit);
     }
 
     /** These options with the RTR types this side supports. */
     public MpaOptions withRtrTypes(Set<RtrType> types) {
         return new MpaOptions(revision, markers, crc, peerToPeer, types, retryRevision1, startupTimeout, mtu,
-                maxStartups, maxConnections, idleTimeout);
+                maxStartups, maxConnections, idleTimeout, memoryLimit);
     }
 
     /** These options retrying with revision 1 when an enhanced request is refused. */
     public MpaOptions withRetryRevision1(boolean retry) {
         return new MpaOptions(revision, markers, crc, peerToPeer, rtrTypes, retry, startupTimeout, mtu,
-                maxStartups, maxConnections, idleTimeout);
+                maxStartups, maxConnections, idleTimeout, memoryLimit);
     }
 
     /** These options cutting FPDUs for a path MTU of {@code octets} (0: the local interface's MTU). */
     public MpaOptions withMtu(int octets) {
         return new MpaOptions(revision, markers, crc, peerToPeer, rtrTypes, retryRevision1, startupTimeout, octets,
-                maxStartups, maxConnections, idleTimeout);
+                maxStartups, maxConnections, idleTimeout, memoryLimit);
     }
 
     /** These options with another startup timeout. */
     public MpaOptions withStartupTimeout(Duration timeout) {
         return new MpaOptions(revision, markers, crc, peerToPeer, rtrTypes, retryRevision1, timeout, mtu,
-                maxStartups, maxConnections, idleTimeout);
+                maxStartups, maxConnections, idleTimeout, memoryLimit);
     }
 
     /** These options with other limits: connections in startup, and in Full Operation, at once. */
     public MpaOptions withLimits(int startups, int connections) {
         return new MpaOptions(revision, markers, crc, peerToPeer, rtrTypes, retryRevision1, startupTimeout, mtu,
-                startups, connections, idleTimeout);
+                startups, connections, idleTimeout, memoryLimit);
     }
 
     /** These options with an idle timeout for connections in Full Operation (zero: none). */
     public MpaOptions withIdleTimeout(Duration timeout) {
         return new MpaOptions(revision, markers, crc, peerToPeer, rtrTypes, retryRevision1, startupTimeout, mtu,
-                maxStartups, maxConnections, timeout);
+                maxStartups, maxConnections, timeout, memoryLimit);
+    }
+
+    /**
+     * These options with another limit on the octets of buffers all connections in Full Operation take together,
+     * {@link #BUFFER_OCTETS_PER_CONNECTION} each.
+     */
+    public MpaOptions withMemoryLimit(long octets) {
+        return new MpaOptions(revision, markers, crc, peerToPeer, rtrTypes, retryRevision1, startupTimeout, mtu,
+                maxStartups, maxConnections, idleTimeout, octets);
     }
 }

@@ -43,7 +43,7 @@ import org.rddp.verbs.Counters;
  * is discarded: the peer's FIN or reset must still be seen.
  */
 final class MpaStream implements LlpStream, SelectorPoller.Handler {
-    private static final int PENDING_CAPACITY = 1 << 17;
+    static final int PENDING_CAPACITY = 1 << 17;
     private static final int LARGEST_HEADER = 512;
     /** Payloads up to this size are copied into the pending buffer with their header and held for one write. */
     private static final int STAGED_PAYLOAD = 16 * 1024;

@@ -26,6 +26,7 @@ import org.rddp.verbs.ConnectionRejectedException;
 import org.rddp.verbs.ConnectionRequest;
 import org.rddp.verbs.Listener;
 import org.rddp.verbs.ProtectionDomain;
+import org.rddp.verbs.QpEvent;
 import org.rddp.verbs.QpAttributes;
 import org.rddp.verbs.QueuePair;
 import org.rddp.verbs.RdmaDevice;
@@ -176,6 +177,76 @@ class MpaLimitsTest {
                 lost.add(String.valueOf(detail));
             }
         });
+    }
+
+    @Test
+    @Timeout(value = 1, unit = TimeUnit.MINUTES)
+    void connectionsBeyondTheMemoryLimitAreRefusedUntilOneCloses() throws Exception {
+        LinkedBlockingQueue<ConnectionRequest> requests = new LinkedBlockingQueue<>();
+        RdmaDevice device = new RdmaDevice("memory-limit");
+        ProtectionDomain pd = device.allocateProtectionDomain();
+        CompletionQueue cq = device.createCompletionQueue(64);
+        CompletableFuture<QpEvent> firstServerEnd = new CompletableFuture<>();
+        MpaOptions twoConnections = MpaOptions.defaults()
+                .withMemoryLimit(2L * MpaOptions.BUFFER_OCTETS_PER_CONNECTION + 1);
+        try (MpaConnectionManager server = new MpaConnectionManager(twoConnections, LOOPBACK);
+                MpaConnectionManager client = new MpaConnectionManager(MpaOptions.defaults(), LOOPBACK);
+                Listener listener = server.listen(new InetSocketAddress(LOOPBACK, 0), requests::add)) {
+            List<QueuePair> clientQps = new ArrayList<>();
+            for (int i = 0; i < 2; i++) {
+                QueuePair qp = pd.createQueuePair(QpAttributes.of(cq, 4, 1));
+                clientQps.add(qp);
+                CompletableFuture<Connection> connecting = client.connect(qp, listener.address(),
+                        ConnectOptions.of(1, 1));
+                QpAttributes serverSide = i > 0 ? QpAttributes.of(cq, 4, 1) : new QpAttributes(cq, cq, null, 4, 4, 1,
+                        true, (pair, event, terminate, detail) -> {
+                            if (event != QpEvent.ESTABLISHED) {
+                                firstServerEnd.complete(event);
+                            }
+                        });
+                requests.poll(30, TimeUnit.SECONDS).accept(pd.createQueuePair(serverSide),
+                        new AcceptOptions(PrivateData.EMPTY, 1, 1)).get(30, TimeUnit.SECONDS);
+                connecting.get(30, TimeUnit.SECONDS);
+            }
+            CompletableFuture<Connection> third = client.connect(pd.createQueuePair(QpAttributes.of(cq, 4, 1)),
+                    listener.address(), ConnectOptions.of(1, 1));
+            assertThat(catchCause(third)).as("reset at accept").isInstanceOf(IOException.class);
+            assertThat(requests).isEmpty();
+            assertThat(server.lastRefusal()).contains("the memory limit").contains("hold 2 connections");
+
+            clientQps.getFirst().disconnect();
+            assertThat(firstServerEnd.get(30, TimeUnit.SECONDS)).isEqualTo(QpEvent.DISCONNECTED);
+            CompletableFuture<Connection> fourth = client.connect(pd.createQueuePair(QpAttributes.of(cq, 4, 1)),
+                    listener.address(), ConnectOptions.of(1, 1));
+            requests.poll(30, TimeUnit.SECONDS).accept(pd.createQueuePair(QpAttributes.of(cq, 4, 1)),
+                    new AcceptOptions(PrivateData.EMPTY, 1, 1)).get(30, TimeUnit.SECONDS);
+            assertThat(fourth.get(30, TimeUnit.SECONDS)).as("the closed connection's buffers serve the next")
+                    .isNotNull();
+        }
+    }
+
+    @Test
+    @Timeout(value = 1, unit = TimeUnit.MINUTES)
+    void aConnectBeyondTheMemoryLimitFailsAtOnceAndSaysWhy() throws Exception {
+        LinkedBlockingQueue<ConnectionRequest> requests = new LinkedBlockingQueue<>();
+        RdmaDevice device = new RdmaDevice("memory-limit-initiator");
+        ProtectionDomain pd = device.allocateProtectionDomain();
+        CompletionQueue cq = device.createCompletionQueue(64);
+        try (MpaConnectionManager server = new MpaConnectionManager(MpaOptions.defaults(), LOOPBACK);
+                MpaConnectionManager client = new MpaConnectionManager(MpaOptions.defaults()
+                        .withMemoryLimit(MpaOptions.BUFFER_OCTETS_PER_CONNECTION), LOOPBACK);
+                Listener listener = server.listen(new InetSocketAddress(LOOPBACK, 0), requests::add)) {
+            CompletableFuture<Connection> first = client.connect(pd.createQueuePair(QpAttributes.of(cq, 4, 1)),
+                    listener.address(), ConnectOptions.of(1, 1));
+            requests.poll(30, TimeUnit.SECONDS).accept(pd.createQueuePair(QpAttributes.of(cq, 4, 1)),
+                    new AcceptOptions(PrivateData.EMPTY, 1, 1)).get(30, TimeUnit.SECONDS);
+            first.get(30, TimeUnit.SECONDS);
+            CompletableFuture<Connection> second = client.connect(pd.createQueuePair(QpAttributes.of(cq, 4, 1)),
+                    listener.address(), ConnectOptions.of(1, 1));
+            assertThat(catchCause(second)).hasMessageContaining("cannot connect to")
+                    .hasMessageContaining("the memory limit").hasMessageContaining("withMemoryLimit");
+            assertThat(requests).as("nothing reached the server").isEmpty();
+        }
     }
 
     private static Throwable catchCause(CompletableFuture<?> future) throws Exception {

@@ -68,6 +68,9 @@ final class DdpAssociation {
     private boolean idleCheckQueued;
     private final Runnable idleCheck = this::closeIfIdle;
 
+    /** The most either of an association's two buffers takes: a chunk as large as an IP packet, plus slack. */
+    static final int LARGEST_BUFFER = 65_536 + 4096;
+
     DdpAssociation(SctpSocket socket, Loop loop, Consumer<DdpAssociation> onDown, ChunkTap tap) {
         this.tap = tap;
         this.socket = socket;

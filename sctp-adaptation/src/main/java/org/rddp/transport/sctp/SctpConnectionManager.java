@@ -54,10 +54,10 @@ public final class SctpConnectionManager implements ConnectionManager {
      * When every stream of an association to a peer is taken, the next queue pair gets an association of its own.
      */
     public static final int STREAMS = 1024;
-    /** Initiates that may wait for the ULP on one association before the next is refused with Terminate. */
-    public static final int PENDING_LIMIT = 16;
 
     private final SctpStack stack;
+    private final SctpLimits limits;
+    private volatile String lastRefusal;
     private final ChunkTap tap;
     private final InetAddress localAddress;
     private final Loop[] loops;
@@ -87,6 +87,13 @@ public final class SctpConnectionManager implements ConnectionManager {
 
     /** As above, with its associations on loops driven as {@code progress} says (a manual one by this thread). */
     public SctpConnectionManager(SctpStack stack, InetAddress localAddress, ChunkTap tap, Progress progress) {
+        this(stack, localAddress, tap, progress, SctpLimits.defaults());
+    }
+
+    /** As above, taking on at most what {@code limits} allow. */
+    public SctpConnectionManager(SctpStack stack, InetAddress localAddress, ChunkTap tap, Progress progress,
+            SctpLimits limits) {
+        this.limits = limits;
         this.stack = stack;
         this.localAddress = localAddress;
         this.tap = tap;
@@ -118,6 +125,13 @@ public final class SctpConnectionManager implements ConnectionManager {
         SctpStack.Listening listening = stack.listen(nextLoop(), local, STREAMS, DdpSctp.ADAPTATION_INDICATION);
         listenings.add(listening);
         listening.start(socket -> {
+            String full = overLimit();
+            if (full != null) {
+                Counters.increment(Counter.CONNECTIONS_REFUSED);
+                lastRefusal = "an association from " + socket.remoteAddress() + " was aborted: " + full;
+                socket.abort();
+                return;
+            }
             DdpAssociation association = newAssociation(socket, listening.loop());
             association.start((session, initiate) -> onInitiate(association, session, initiate, handler));
         });
@@ -145,9 +159,31 @@ public final class SctpConnectionManager implements ConnectionManager {
         return association;
     }
 
+    /**
+     * Why one more association would exceed the limits, or null. Associations count from the moment they are made
+     * (accepted, or connected and not yet validated).
+     */
+    private String overLimit() {
+        long allowed = limits.associationsOn(stack);
+        int now = associations.size();
+        if (now < allowed) {
+            return null;
+        }
+        return now + " associations are up, and the limits allow " + allowed + " (" + limits.associations()
+                + " associations, " + limits.memory() + " octets at " + SctpLimits.octetsPerAssociation(stack)
+                + " each: SctpLimits)";
+    }
+
+    /** Why the last association or Initiate was refused before it reached the ULP, or null. */
+    public String lastRefusal() {
+        return lastRefusal;
+    }
+
     private void onInitiate(DdpAssociation association, DdpAssociation.Session session, SessionControl initiate,
             Consumer<ConnectionRequest> handler) {
-        if (association.pendingUlp() > PENDING_LIMIT) {
+        if (association.pendingUlp() > limits.pendingPerAssociation()) {
+            lastRefusal = "an Initiate on " + session + " got a Session Terminate: "
+                    + limits.pendingPerAssociation() + " Initiates wait for the ULP on its association (SctpLimits)";
             Counters.increment(Counter.CONNECTIONS_REFUSED);
             session.answer(new SessionControl.Terminate()); // too many wait for the ULP: non-ULP reject (§5.2.3)
             return;
@@ -204,6 +240,11 @@ public final class SctpConnectionManager implements ConnectionManager {
             return existing;
         }
         CompletableFuture<DdpAssociation> created = new CompletableFuture<>();
+        String full = overLimit();
+        if (full != null) {
+            created.completeExceptionally(new IOException("cannot connect to " + route.remote() + ": " + full));
+            return created;
+        }
         outbound.put(route, created);
         blocking.execute(() -> { // usrsctp's connect blocks until the handshake, which the loop reads
             try {
@@ -415,7 +456,7 @@ public final class SctpConnectionManager implements ConnectionManager {
             if (!answered.compareAndSet(false, true)) {
                 throw new IllegalStateException("the request was already answered");
             }
-            session.ulpAnswered = true; // no longer counts against PENDING_LIMIT
+            session.ulpAnswered = true; // no longer counts against SctpLimits.pendingPerAssociation
         }
     }
 }

@@ -15,6 +15,9 @@ public interface SctpStack extends AutoCloseable {
     /** A short name for messages and benchmark tables ({@code usrsctp-udp}, {@code kernel}, ...). */
     String name();
 
+    /** The send and receive socket buffers the stack gives each association, in octets together. */
+    long socketBufferOctets();
+
     /** The I/O of a loop that runs this stack's sockets. */
     Poller newPoller();
 

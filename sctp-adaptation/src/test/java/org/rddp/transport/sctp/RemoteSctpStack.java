@@ -83,6 +83,11 @@ final class RemoteSctpStack implements SctpStack {
     }
 
     @Override
+    public long socketBufferOctets() {
+        return 0; // the other process's stack holds them
+    }
+
+    @Override
     public org.rddp.loop.Poller newPoller() {
         return org.rddp.loop.Poller.parking(); // nothing to poll here: the sockets live in the other process
     }

@@ -224,14 +224,14 @@ class SessionControlTest {
     void tooManyInitiatesWaitingForTheUlpGetATerminate() throws Exception {
         try (Listener listener = listen();
                 RawSctpPeer peer = RawSctpPeer.connect(address, DdpSctp.ADAPTATION_INDICATION)) {
-            for (int sid = 0; sid <= SctpConnectionManager.PENDING_LIMIT; sid++) {
+            for (int sid = 0; sid <= SctpLimits.defaults().pendingPerAssociation(); sid++) {
                 peer.control(sid, 0, new SessionControl.Initiate(PrivateData.EMPTY));
             }
             RawSctpPeer.Chunk answer = peer.next();
-            assertThat(answer.streamId()).isEqualTo(SctpConnectionManager.PENDING_LIMIT);
+            assertThat(answer.streamId()).isEqualTo(SctpLimits.defaults().pendingPerAssociation());
             assertThat(answer.control()).as("the non-ULP reject of RFC 5043 §6.4")
                     .isEqualTo(new SessionControl.Terminate());
-            assertThat(requests).hasSize(SctpConnectionManager.PENDING_LIMIT);
+            assertThat(requests).hasSize(SctpLimits.defaults().pendingPerAssociation());
         }
     }
 

@@ -78,6 +78,11 @@ public final class KernelSctpStack implements SctpStack {
     }
 
     @Override
+    public long socketBufferOctets() {
+        return (long) SEND_BUFFER + RECEIVE_BUFFER;
+    }
+
+    @Override
     public String name() {
         return "kernel";
     }

@@ -256,6 +256,11 @@ public final class UsrsctpStack implements SctpStack {
     }
 
     @Override
+    public long socketBufferOctets() {
+        return 2L * SOCKET_BUFFER;
+    }
+
+    @Override
     public String name() {
         return encapsulated ? "usrsctp-udp" : "usrsctp-native";
     }
