@@ -18,7 +18,9 @@ public enum Counter {
     /** Streams lost under a queue pair: the peer vanished, reset the connection, or aborted the association. */
     CONNECTIONS_LOST("connections lost"),
     /** DATA chunks usrsctp sent again, after a timeout or a fast retransmit (its sctps_sendretransdata). */
-    SCTP_RETRANSMISSIONS("SCTP retransmissions");
+    SCTP_RETRANSMISSIONS("SCTP retransmissions"),
+    /** SCTP packets usrsctp was not given: their CRC32c did not match (RFC 9260 §6.8). */
+    SCTP_BAD_CHECKSUMS("SCTP packets with a bad checksum");
 
     private final String label;
 

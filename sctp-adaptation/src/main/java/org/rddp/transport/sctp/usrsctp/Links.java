@@ -22,6 +22,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.rddp.transport.sctp.Posix;
+import org.rddp.verbs.Counter;
+import org.rddp.verbs.Counters;
 
 /**
  * usrsctp as a protocol engine, with every packet carried by this package. usrsctp runs without threads of its
@@ -152,6 +154,7 @@ final class Links {
         MemorySegment warnx = Linker.nativeLinker().defaultLookup().find("warnx").orElse(MemorySegment.NULL);
         try {
             Usrsctp.INIT_NOTHREADS.invokeExact((short) 0, OUTPUT_STUB, warnx);
+            Usrsctp.ENABLE_CRC32C_OFFLOAD.invokeExact(); // Checksums does it, with the JDK's intrinsic
         } catch (Throwable e) {
             throw new IOException("usrsctp_init_nothreads failed", e);
         }
@@ -385,6 +388,10 @@ final class Links {
                 || scope.address() != null && !scope.address().equals(destination))) {
             return; // as if nothing listened here: the INIT times out
         }
+        if (!Checksums.valid(packet, length)) {
+            Counters.increment(Counter.SCTP_BAD_CHECKSUMS);
+            return; // RFC 9260 §6.8: silently discarded
+        }
         link.lastActive = System.nanoTime();
         LOCK.readLock().lock();
         try {
@@ -416,7 +423,9 @@ final class Links {
             if (size > LARGEST_PACKET.get()) {
                 LARGEST_PACKET.accumulateAndGet(size, Math::max);
             }
-            link.endpoint.send(buffer.reinterpret(length), link);
+            MemorySegment packet = buffer.reinterpret(length);
+            Checksums.put(packet, size);
+            link.endpoint.send(packet, link);
             return 0;
         } catch (Throwable e) {
             return EIO; // nothing may escape an upcall; SCTP treats the packet as lost

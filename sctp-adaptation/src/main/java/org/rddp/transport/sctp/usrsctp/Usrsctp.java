@@ -102,6 +102,8 @@ final class Usrsctp {
 
     static final MethodHandle INIT_NOTHREADS = handle("usrsctp_init_nothreads", FunctionDescriptor.ofVoid(JAVA_SHORT,
             ADDRESS, ADDRESS), false);
+    static final MethodHandle ENABLE_CRC32C_OFFLOAD = handle("usrsctp_enable_crc32c_offload",
+            FunctionDescriptor.ofVoid(), false);
     static final MethodHandle HANDLE_TIMERS = handle("usrsctp_handle_timers", FunctionDescriptor.ofVoid(JAVA_INT),
             false);
     static final MethodHandle CONNINPUT = handle("usrsctp_conninput", FunctionDescriptor.ofVoid(ADDRESS, ADDRESS,

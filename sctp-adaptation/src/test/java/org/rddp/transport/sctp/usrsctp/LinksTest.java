@@ -15,6 +15,8 @@ import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Test;
 import org.rddp.sctp.DdpSctp;
 import org.rddp.transport.sctp.SctpStack;
+import org.rddp.verbs.Counter;
+import org.rddp.verbs.Counters;
 
 /**
  * The packet side of the usrsctp backend: crafted SCTP packets go in through a link whose output is recorded.
@@ -116,10 +118,34 @@ class LinksTest {
             MemorySegment corrupt = init(listening.address().getPort(), 0x66666666);
             corrupt.set(ValueLayout.JAVA_BYTE, 31, (byte) 2);
 
+            long dropped = Counters.get(Counter.SCTP_BAD_CHECKSUMS);
             Links.input(link, corrupt, 32, InetAddress.getLoopbackAddress());
+            assertThat(Counters.get(Counter.SCTP_BAD_CHECKSUMS) - dropped).as("dropped and counted").isEqualTo(1);
             Links.input(link, init(listening.address().getPort(), 0x77777777), 32, InetAddress.getLoopbackAddress());
 
             assertThat(initAcks(recorder.sent)).containsExactly(0x77777777);
+        }
+    }
+
+    /** usrsctp leaves the checksum to this side (offloaded): every packet leaves with the right one. */
+    @Test
+    void packetsLeaveWithTheirChecksum() throws Exception {
+        SctpStack stack = UsrsctpStack.udp();
+        try (SctpStack.Listening listening = stack.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(),
+                0), 8, DdpSctp.ADAPTATION_INDICATION)) {
+            Recorder recorder = new Recorder(true);
+            Links.Link link = Links.udpLink(new InetSocketAddress("127.9.9.5", 9), recorder);
+            Links.input(link, init(listening.address().getPort(), 0x78787878), 32, InetAddress.getLoopbackAddress());
+
+            assertThat(recorder.sent).isNotEmpty();
+            for (byte[] packet : recorder.sent) {
+                ByteBuffer octets = ByteBuffer.wrap(packet.clone()).order(ByteOrder.LITTLE_ENDIAN);
+                int carried = octets.getInt(8);
+                octets.putInt(8, 0);
+                CRC32C crc = new CRC32C();
+                crc.update(octets.array());
+                assertThat(carried).as("RFC 9260 Appendix A").isNotZero().isEqualTo((int) crc.getValue());
+            }
         }
     }
 
