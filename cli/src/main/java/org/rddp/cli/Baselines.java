@@ -31,7 +31,7 @@ final class Baselines {
     static final int SCTP_MESSAGE = 64 << 10;
     private static final int RECEIVE_BUFFER = 1 << 20;
     /** Polls of a socket before its thread parks until the socket's ready hook wakes it. */
-    private static final int SPINS = 2_000;
+    private static final int SPINS = Completions.SPINS;
     /** The longest sleep of a waiting baseline before it looks at its timeout again. */
     private static final long NAP_MILLIS = 200;
 
