@@ -40,6 +40,23 @@ import org.rddp.wire.PrivateData;
 class MpaLimitsTest {
     private static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
 
+    private final LinkedBlockingQueue<ConnectionRequest> requests = new LinkedBlockingQueue<>();
+    private final ProtectionDomain pd = new RdmaDevice("limits").allocateProtectionDomain();
+    private final CompletionQueue cq = pd.device().createCompletionQueue(64);
+
+    private QueuePair qp() {
+        return pd.createQueuePair(QpAttributes.of(cq, 4, 1));
+    }
+
+    /** Connects a queue pair through {@code client}, has the server's ULP accept it, and waits until it is up. */
+    private Connection connectAccepted(MpaConnectionManager client, Listener listener, QueuePair qp,
+            QueuePair serverQp) throws Exception {
+        CompletableFuture<Connection> connecting = client.connect(qp, listener.address(), ConnectOptions.of(1, 1));
+        requests.poll(30, TimeUnit.SECONDS).accept(serverQp, new AcceptOptions(PrivateData.EMPTY, 1, 1))
+                .get(30, TimeUnit.SECONDS);
+        return connecting.get(30, TimeUnit.SECONDS);
+    }
+
     private static long mpaThreads() {
         return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().startsWith("mpa-")).count();
     }
@@ -61,10 +78,6 @@ class MpaLimitsTest {
         int limit = 100;
         int flood = 300;
         LinkedBlockingQueue<MpaConnectionManager.Refusal> refusals = new LinkedBlockingQueue<>();
-        LinkedBlockingQueue<ConnectionRequest> requests = new LinkedBlockingQueue<>();
-        RdmaDevice device = new RdmaDevice("limits");
-        ProtectionDomain pd = device.allocateProtectionDomain();
-        CompletionQueue cq = device.createCompletionQueue(16);
         try (MpaConnectionManager server = new MpaConnectionManager(MpaOptions.defaults().withLimits(limit, 16),
                 LOOPBACK);
                 MpaConnectionManager client = new MpaConnectionManager(MpaOptions.defaults(), LOOPBACK);
@@ -119,23 +132,14 @@ class MpaLimitsTest {
     @Test
     @Timeout(value = 1, unit = TimeUnit.MINUTES)
     void aRequestBeyondTheConnectionLimitIsRejectedWithoutReachingTheUlp() throws Exception {
-        LinkedBlockingQueue<ConnectionRequest> requests = new LinkedBlockingQueue<>();
-        RdmaDevice device = new RdmaDevice("connection-limit");
-        ProtectionDomain pd = device.allocateProtectionDomain();
-        CompletionQueue cq = device.createCompletionQueue(64);
         try (MpaConnectionManager server = new MpaConnectionManager(MpaOptions.defaults().withLimits(16, 2),
                 LOOPBACK);
                 MpaConnectionManager client = new MpaConnectionManager(MpaOptions.defaults(), LOOPBACK);
                 Listener listener = server.listen(new InetSocketAddress(LOOPBACK, 0), requests::add)) {
             for (int i = 0; i < 2; i++) {
-                CompletableFuture<Connection> connecting = client.connect(pd.createQueuePair(QpAttributes.of(cq, 4,
-                        1)), listener.address(), ConnectOptions.of(1, 1));
-                requests.poll(30, TimeUnit.SECONDS).accept(pd.createQueuePair(QpAttributes.of(cq, 4, 1)),
-                        new AcceptOptions(PrivateData.EMPTY, 1, 1)).get(30, TimeUnit.SECONDS);
-                connecting.get(30, TimeUnit.SECONDS);
+                connectAccepted(client, listener, qp(), qp());
             }
-            CompletableFuture<Connection> third = client.connect(pd.createQueuePair(QpAttributes.of(cq, 4, 1)),
-                    listener.address(), ConnectOptions.of(1, 1));
+            CompletableFuture<Connection> third = client.connect(qp(), listener.address(), ConnectOptions.of(1, 1));
             assertThat(catchCause(third)).as("rejected by the responder, not its ULP")
                     .isInstanceOf(ConnectionRejectedException.class);
             assertThat(requests).isEmpty();
@@ -146,21 +150,14 @@ class MpaLimitsTest {
     @Test
     @Timeout(value = 1, unit = TimeUnit.MINUTES)
     void anIdleConnectionIsResetAndItsQueuePairsHearWhy() throws Exception {
-        LinkedBlockingQueue<ConnectionRequest> requests = new LinkedBlockingQueue<>();
         LinkedBlockingQueue<String> serverLost = new LinkedBlockingQueue<>();
         LinkedBlockingQueue<String> clientLost = new LinkedBlockingQueue<>();
-        RdmaDevice device = new RdmaDevice("idle");
-        ProtectionDomain pd = device.allocateProtectionDomain();
-        CompletionQueue cq = device.createCompletionQueue(64);
         try (MpaConnectionManager server = new MpaConnectionManager(MpaOptions.defaults()
                 .withIdleTimeout(java.time.Duration.ofMillis(200)), LOOPBACK);
                 MpaConnectionManager client = new MpaConnectionManager(MpaOptions.defaults(), LOOPBACK);
                 Listener listener = server.listen(new InetSocketAddress(LOOPBACK, 0), requests::add)) {
-            CompletableFuture<Connection> connecting = client.connect(pd.createQueuePair(lostTo(cq, clientLost)),
-                    listener.address(), ConnectOptions.of(1, 1));
-            requests.poll(30, TimeUnit.SECONDS).accept(pd.createQueuePair(lostTo(cq, serverLost)),
-                    new AcceptOptions(PrivateData.EMPTY, 1, 1)).get(30, TimeUnit.SECONDS);
-            connecting.get(30, TimeUnit.SECONDS);
+            connectAccepted(client, listener, pd.createQueuePair(lostTo(cq, clientLost)),
+                    pd.createQueuePair(lostTo(cq, serverLost)));
             long lostBefore = Counters.get(Counter.CONNECTIONS_LOST);
             assertThat(serverLost.poll(30, TimeUnit.SECONDS)).as("the server's queue pair")
                     .contains("idle: nothing sent or received for 200 ms");
@@ -182,10 +179,6 @@ class MpaLimitsTest {
     @Test
     @Timeout(value = 1, unit = TimeUnit.MINUTES)
     void connectionsBeyondTheMemoryLimitAreRefusedUntilOneCloses() throws Exception {
-        LinkedBlockingQueue<ConnectionRequest> requests = new LinkedBlockingQueue<>();
-        RdmaDevice device = new RdmaDevice("memory-limit");
-        ProtectionDomain pd = device.allocateProtectionDomain();
-        CompletionQueue cq = device.createCompletionQueue(64);
         CompletableFuture<QpEvent> firstServerEnd = new CompletableFuture<>();
         MpaOptions twoConnections = MpaOptions.defaults()
                 .withMemoryLimit(2L * MpaOptions.BUFFER_OCTETS_PER_CONNECTION + 1);
@@ -194,55 +187,36 @@ class MpaLimitsTest {
                 Listener listener = server.listen(new InetSocketAddress(LOOPBACK, 0), requests::add)) {
             List<QueuePair> clientQps = new ArrayList<>();
             for (int i = 0; i < 2; i++) {
-                QueuePair qp = pd.createQueuePair(QpAttributes.of(cq, 4, 1));
+                QueuePair qp = qp();
                 clientQps.add(qp);
-                CompletableFuture<Connection> connecting = client.connect(qp, listener.address(),
-                        ConnectOptions.of(1, 1));
-                QpAttributes serverSide = i > 0 ? QpAttributes.of(cq, 4, 1) : new QpAttributes(cq, cq, null, 4, 4, 1,
-                        true, (pair, event, terminate, detail) -> {
+                connectAccepted(client, listener, qp, i > 0 ? qp() : pd.createQueuePair(new QpAttributes(cq, cq, null,
+                        4, 4, 1, true, (pair, event, terminate, detail) -> {
                             if (event != QpEvent.ESTABLISHED) {
                                 firstServerEnd.complete(event);
                             }
-                        });
-                requests.poll(30, TimeUnit.SECONDS).accept(pd.createQueuePair(serverSide),
-                        new AcceptOptions(PrivateData.EMPTY, 1, 1)).get(30, TimeUnit.SECONDS);
-                connecting.get(30, TimeUnit.SECONDS);
+                        })));
             }
-            CompletableFuture<Connection> third = client.connect(pd.createQueuePair(QpAttributes.of(cq, 4, 1)),
-                    listener.address(), ConnectOptions.of(1, 1));
+            CompletableFuture<Connection> third = client.connect(qp(), listener.address(), ConnectOptions.of(1, 1));
             assertThat(catchCause(third)).as("reset at accept").isInstanceOf(IOException.class);
             assertThat(requests).isEmpty();
             assertThat(server.lastRefusal()).contains("the memory limit").contains("hold 2 connections");
 
             clientQps.getFirst().disconnect();
             assertThat(firstServerEnd.get(30, TimeUnit.SECONDS)).isEqualTo(QpEvent.DISCONNECTED);
-            CompletableFuture<Connection> fourth = client.connect(pd.createQueuePair(QpAttributes.of(cq, 4, 1)),
-                    listener.address(), ConnectOptions.of(1, 1));
-            requests.poll(30, TimeUnit.SECONDS).accept(pd.createQueuePair(QpAttributes.of(cq, 4, 1)),
-                    new AcceptOptions(PrivateData.EMPTY, 1, 1)).get(30, TimeUnit.SECONDS);
-            assertThat(fourth.get(30, TimeUnit.SECONDS)).as("the closed connection's buffers serve the next")
-                    .isNotNull();
+            assertThat(connectAccepted(client, listener, qp(), qp())).as("the closed connection's buffers serve the "
+                    + "next").isNotNull();
         }
     }
 
     @Test
     @Timeout(value = 1, unit = TimeUnit.MINUTES)
     void aConnectBeyondTheMemoryLimitFailsAtOnceAndSaysWhy() throws Exception {
-        LinkedBlockingQueue<ConnectionRequest> requests = new LinkedBlockingQueue<>();
-        RdmaDevice device = new RdmaDevice("memory-limit-initiator");
-        ProtectionDomain pd = device.allocateProtectionDomain();
-        CompletionQueue cq = device.createCompletionQueue(64);
         try (MpaConnectionManager server = new MpaConnectionManager(MpaOptions.defaults(), LOOPBACK);
                 MpaConnectionManager client = new MpaConnectionManager(MpaOptions.defaults()
                         .withMemoryLimit(MpaOptions.BUFFER_OCTETS_PER_CONNECTION), LOOPBACK);
                 Listener listener = server.listen(new InetSocketAddress(LOOPBACK, 0), requests::add)) {
-            CompletableFuture<Connection> first = client.connect(pd.createQueuePair(QpAttributes.of(cq, 4, 1)),
-                    listener.address(), ConnectOptions.of(1, 1));
-            requests.poll(30, TimeUnit.SECONDS).accept(pd.createQueuePair(QpAttributes.of(cq, 4, 1)),
-                    new AcceptOptions(PrivateData.EMPTY, 1, 1)).get(30, TimeUnit.SECONDS);
-            first.get(30, TimeUnit.SECONDS);
-            CompletableFuture<Connection> second = client.connect(pd.createQueuePair(QpAttributes.of(cq, 4, 1)),
-                    listener.address(), ConnectOptions.of(1, 1));
+            connectAccepted(client, listener, qp(), qp());
+            CompletableFuture<Connection> second = client.connect(qp(), listener.address(), ConnectOptions.of(1, 1));
             assertThat(catchCause(second)).hasMessageContaining("cannot connect to")
                     .hasMessageContaining("the memory limit").hasMessageContaining("withMemoryLimit");
             assertThat(requests).as("nothing reached the server").isEmpty();

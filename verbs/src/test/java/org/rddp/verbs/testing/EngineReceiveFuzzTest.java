@@ -10,9 +10,10 @@ import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AfterAll;
 import org.rddp.ddp.DdpSegment;
 import org.rddp.loop.Loop;
+import org.rddp.loop.Progress;
 import org.rddp.rdmap.RdmapControl;
 import org.rddp.rdmap.RdmapOpcode;
 import org.rddp.testing.InMemoryLlp;
@@ -45,6 +46,15 @@ class EngineReceiveFuzzTest {
 
     private static InMemoryTransport transport;
 
+    /** The in-memory managers' loops go with the class. */
+    @AfterAll
+    static void stop() {
+        if (transport != null) {
+            transport.close();
+            transport = null;
+        }
+    }
+
     /**
      * Input: up to {@value #MAX_SEGMENTS} segments, each a two-octet length then that many octets (a DDP header,
      * tagged or untagged, then RDMAP payload). An STag field of 0–3 (the tagged STag, a Read Request's source or
@@ -53,8 +63,8 @@ class EngineReceiveFuzzTest {
      */
     @FuzzTest(maxDuration = "10s")
     void peerSegments(byte[] input) throws Exception {
-        if (transport == null) {
-            transport = new InMemoryTransport(1024, 32);
+        if (transport == null || !transport.initiator().loop().inLoop()) {
+            transport = new InMemoryTransport(1024, 32, Progress.manual()); // this thread runs the inputs' loops
         }
         Loop loop = transport.initiator().loop();
         try (Peers peers = new Peers(transport, 8)) {
@@ -81,7 +91,7 @@ class EngineReceiveFuzzTest {
                 transport.initiator().lastInitiatorEnd().inject(segment);
             }
             loop.execute(responderEnd::resume);
-            quiesce(loop);
+            quiesce();
 
             assertThat(loop.failure()).as("an exception escaped the engine").isNull();
             for (long at = 0; at < memory.byteSize(); at++) {
@@ -159,14 +169,12 @@ class EngineReceiveFuzzTest {
     }
 
     /**
-     * Waits until the loop has handled everything the injection set off: each pass runs a barrier behind the tasks
-     * queued so far, and the tasks they queued, until one finds the responder and initiator ends idle.
+     * Runs this thread's loops until they are idle: everything the injection set off, and what that queued in
+     * turn, has run (three cycles in a row with no work).
      */
-    private static void quiesce(Loop loop) throws Exception {
-        for (int pass = 0; pass < 8; pass++) {
-            CompletableFuture<Void> barrier = new CompletableFuture<>();
-            loop.execute(() -> loop.execute(() -> barrier.complete(null)));
-            Waits.join(barrier);
+    private static void quiesce() {
+        for (int idle = 0; idle < 3;) {
+            idle = Loop.invokeOwned() == 0 ? idle + 1 : 0;
         }
     }
 }

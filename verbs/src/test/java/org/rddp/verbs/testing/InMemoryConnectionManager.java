@@ -8,9 +8,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.rddp.ddp.DdpSegment;
-import org.rddp.loop.IdleStrategy;
 import org.rddp.loop.Loop;
 import org.rddp.loop.Poller;
+import org.rddp.loop.Progress;
 import org.rddp.testing.InMemoryLlp;
 import org.rddp.llp.LlpParameters;
 import org.rddp.rdmap.EnhancedConnectionData;
@@ -76,7 +76,12 @@ public final class InMemoryConnectionManager implements ConnectionManager {
      * @param capacity segments in flight per direction before back-pressure
      */
     public InMemoryConnectionManager(String name, int mulpdu, int capacity) {
-        this.loop = Loop.start(name, Poller.parking(), IdleStrategy.BLOCKING);
+        this(name, mulpdu, capacity, Progress.automatic());
+    }
+
+    /** As above, its loop driven as {@code progress} says: manual, by the thread that makes it. */
+    public InMemoryConnectionManager(String name, int mulpdu, int capacity, Progress progress) {
+        this.loop = progress.open(name, Poller::parking)[0];
         this.mulpdu = mulpdu;
         this.capacity = capacity;
     }

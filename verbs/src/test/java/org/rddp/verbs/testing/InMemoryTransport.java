@@ -2,6 +2,7 @@ package org.rddp.verbs.testing;
 
 import java.net.SocketAddress;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.rddp.loop.Progress;
 
 
 /** The in-memory LLP as a {@link TransportFixture}. */
@@ -14,9 +15,14 @@ public final class InMemoryTransport implements TransportFixture {
 
     /** Two managers on two owner threads, streams of {@code mulpdu} with {@code capacity} segments in flight. */
     public InMemoryTransport(int mulpdu, int capacity) {
+        this(mulpdu, capacity, Progress.automatic());
+    }
+
+    /** As above, both managers' loops driven as {@code progress} says (manual: by the calling thread). */
+    public InMemoryTransport(int mulpdu, int capacity, Progress progress) {
         this.mulpdu = mulpdu;
-        this.initiator = new InMemoryConnectionManager("initiator-loop", mulpdu, capacity);
-        this.responder = new InMemoryConnectionManager("responder-loop", mulpdu, capacity);
+        this.initiator = new InMemoryConnectionManager("initiator-loop", mulpdu, capacity, progress);
+        this.responder = new InMemoryConnectionManager("responder-loop", mulpdu, capacity, progress);
     }
 
     @Override
