@@ -40,6 +40,8 @@ class EngineReceiveFuzzTest {
     private static final int SYMBOLIC_STAGS = 4;
     private static final int RECEIVE = 64;
     private static final int RECEIVES = 4;
+    /** The in-memory LLP's MULPDU: a longer segment in an input is cut to it. */
+    private static final int MULPDU = 1024;
     /** Segments per input: fewer than the in-memory LLP holds in flight while the responder is stalled. */
     private static final int MAX_SEGMENTS = 24;
     private static final ValueLayout.OfInt BIG_INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
@@ -67,15 +69,15 @@ class EngineReceiveFuzzTest {
     }
 
     /**
-     * Input: up to {@value #MAX_SEGMENTS} segments, each a two-octet length then that many octets (a DDP header,
-     * tagged or untagged, then RDMAP payload). An STag field of 0–3 (the tagged STag, a Read Request's source or
+     * Input: up to {@value #MAX_SEGMENTS} segments, each a two-octet length then that many octets (the first
+     * {@value #MULPDU} at most make the segment: a DDP header, tagged or untagged, then RDMAP payload). An STag field of 0–3 (the tagged STag, a Read Request's source or
      * sink STag, a Send with Invalidate's STag) is replaced by the responder's writable region, readable region,
      * local region or a region of another protection domain.
      */
     @FuzzTest(maxDuration = "10s")
     void peerSegments(byte[] input) throws Exception {
         if (transport == null || !transport.initiator().loop().inLoop()) {
-            transport = new InMemoryTransport(1024, 32, Progress.manual()); // this thread runs the inputs' loops
+            transport = new InMemoryTransport(MULPDU, 32, Progress.manual()); // this thread runs the inputs' loops
         }
         Loop loop = transport.initiator().loop();
         try (Peers peers = new Peers(transport, 8)) {
@@ -158,9 +160,11 @@ class EngineReceiveFuzzTest {
         List<byte[]> segments = new ArrayList<>();
         int at = 0;
         while (at + 2 <= input.length && segments.size() < MAX_SEGMENTS) {
-            int length = Math.min(((input[at] & 0xFF) << 8) | (input[at + 1] & 0xFF), input.length - at - 2);
+            int length = Math.min(Math.min(((input[at] & 0xFF) << 8) | (input[at + 1] & 0xFF),
+                    input.length - at - 2), MULPDU); // the in-memory LLP carries no larger segment
+            int next = at + 2 + Math.min(((input[at] & 0xFF) << 8) | (input[at + 1] & 0xFF), input.length - at - 2);
             byte[] segment = java.util.Arrays.copyOfRange(input, at + 2, at + 2 + length);
-            at += 2 + length;
+            at = next;
             MemorySegment octets = MemorySegment.ofArray(segment);
             if (segment.length >= 6 && (segment[0] & DdpSegment.TAGGED_FLAG) != 0) {
                 symbolic(octets, 2, regions);
