@@ -70,9 +70,10 @@ class EngineReceiveFuzzTest {
 
     /**
      * Input: up to {@value #MAX_SEGMENTS} segments, each a two-octet length then that many octets (the first
-     * {@value #MULPDU} at most make the segment: a DDP header, tagged or untagged, then RDMAP payload). An STag field of 0–3 (the tagged STag, a Read Request's source or
-     * sink STag, a Send with Invalidate's STag) is replaced by the responder's writable region, readable region,
-     * local region or a region of another protection domain.
+     * {@value #MULPDU} at most make the segment: a DDP header, tagged or untagged, then RDMAP payload). An STag
+     * field of 0–3 (the tagged STag, a Read Request's source or sink STag, a Send with Invalidate's STag) is
+     * replaced by the responder's writable region, readable region, local region or a region of another
+     * protection domain.
      */
     @FuzzTest(maxDuration = "10s")
     void peerSegments(byte[] input) throws Exception {
