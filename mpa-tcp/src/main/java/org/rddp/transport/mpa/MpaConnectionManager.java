@@ -272,8 +272,8 @@ public final class MpaConnectionManager implements ConnectionManager {
                 } catch (IOException e) {
                     // reset or not, it goes
                 }
+                refuse(peer, new IOException(full)); // told before the peer can see the reset
                 closeQuietly(channel);
-                refuse(peer, new IOException(full));
                 continue;
             }
             accepting.incrementAndGet();
@@ -302,9 +302,12 @@ public final class MpaConnectionManager implements ConnectionManager {
                             + " but this side speaks revision " + mpa.revision() + " only");
                 }
                 if (streams.size() >= mpa.maxConnections()) {
+                    IOException full = new IOException("too many connections: " + mpa.maxConnections()
+                            + " in Full Operation (MpaOptions.withLimits); the Request was rejected");
+                    refuse(from, full); // told before the peer can read the rejection
+                    startup.onFailure(failure -> { });
                     rejectReply(startup, request, PrivateData.EMPTY);
-                    throw new IOException("too many connections: " + mpa.maxConnections() + " in Full Operation "
-                            + "(MpaOptions.withLimits); the Request was rejected");
+                    throw full;
                 }
                 startup.onFailure(failure -> { }); // the ULP answers: a later failure is its answer's
                 handler.accept(new Request(startup, loop, from, request));
