@@ -29,9 +29,10 @@ import org.rddp.mpa.MpaFpdu;
  *                        with R set, RFC 5044 §7.1.2) without reaching the ULP
  * @param idleTimeout     a connection in Full Operation that sends and receives nothing for this long is reset, and
  *                        its queue pair hears the connection was lost (noticed within twice this); zero: never
- * @param memoryLimit     octets of buffers all connections in Full Operation may take together, at
- *                        {@link #BUFFER_OCTETS_PER_CONNECTION} each (direct memory, outside the heap): a Request
- *                        beyond it is rejected as one beyond {@code maxConnections} is, a connect fails at once
+ * @param memoryLimit     octets of buffers all connections may take together, at
+ *                        {@link #BUFFER_OCTETS_PER_CONNECTION} each (direct memory, outside the heap), counted
+ *                        from accept or connect on: a connection beyond it is reset at accept, a connect fails at
+ *                        once
  */
 public record MpaOptions(int revision, boolean markers, boolean crc, boolean peerToPeer, Set<RtrType> rtrTypes,
         boolean retryRevision1, Duration startupTimeout, int mtu, int maxStartups, int maxConnections,
@@ -89,7 +90,7 @@ public record MpaOptions(int revision, boolean markers, boolean crc, boolean pee
                 Math.max(BUFFER_OCTETS_PER_CONNECTION, Runtime.getRuntime().maxMemory() / 2));
     }
 
-    /** Connections in Full Operation the memory limit allows: {@link #memoryLimit()} over their buffers. */
+    /** Connections the memory limit allows: {@link #memoryLimit()} over their buffers. */
     public long connectionsInMemory() {
         return memoryLimit / BUFFER_OCTETS_PER_CONNECTION;
     }
@@ -155,7 +156,7 @@ public record MpaOptions(int revision, boolean markers, boolean crc, boolean pee
     }
 
     /**
-     * These options with another limit on the octets of buffers all connections in Full Operation take together,
+     * These options with another limit on the octets of buffers all connections take together,
      * {@link #BUFFER_OCTETS_PER_CONNECTION} each.
      */
     public MpaOptions withMemoryLimit(long octets) {

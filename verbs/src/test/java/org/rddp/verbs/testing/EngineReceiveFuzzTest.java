@@ -161,11 +161,10 @@ class EngineReceiveFuzzTest {
         List<byte[]> segments = new ArrayList<>();
         int at = 0;
         while (at + 2 <= input.length && segments.size() < MAX_SEGMENTS) {
-            int length = Math.min(Math.min(((input[at] & 0xFF) << 8) | (input[at + 1] & 0xFF),
-                    input.length - at - 2), MULPDU); // the in-memory LLP carries no larger segment
-            int next = at + 2 + Math.min(((input[at] & 0xFF) << 8) | (input[at + 1] & 0xFF), input.length - at - 2);
-            byte[] segment = java.util.Arrays.copyOfRange(input, at + 2, at + 2 + length);
-            at = next;
+            int length = Math.min(((input[at] & 0xFF) << 8) | (input[at + 1] & 0xFF), input.length - at - 2);
+            // the in-memory LLP carries no larger segment
+            byte[] segment = java.util.Arrays.copyOfRange(input, at + 2, at + 2 + Math.min(length, MULPDU));
+            at += 2 + length;
             MemorySegment octets = MemorySegment.ofArray(segment);
             if (segment.length >= 6 && (segment[0] & DdpSegment.TAGGED_FLAG) != 0) {
                 symbolic(octets, 2, regions);
