@@ -129,6 +129,20 @@ public final class CompletionQueue {
         }
     }
 
+    /**
+     * Releases one {@link #awaitNotification} waiter now, armed or not, as a completion channel shared with other
+     * event sources does: a consumer that waits here also for events of its own (a layer above verbs) signals when
+     * it adds one. A signal with no waiter lets the next wait return at once, so a waiter must look again for what
+     * it waits for.
+     */
+    public void signal() {
+        notifications.release();
+        Loop waiting = blockedIn;
+        if (waiting != null && !waiting.inLoop()) {
+            waiting.wakeup();
+        }
+    }
+
     /** Completions that found the queue full and were lost: the queue was created too small. */
     public long overruns() {
         return overruns.get();

@@ -21,6 +21,11 @@ public final class MemoryWindow extends TaggedMemory {
         return stag;
     }
 
+    /** The STag the window has once bound with the 8-bit {@code key} (the index part never changes). */
+    public int stagWithKey(int key) {
+        return (stag & ~0xFF) | (key & 0xFF);
+    }
+
     /** Whether the window is bound and not invalidated. */
     public boolean bound() {
         return valid;
@@ -31,8 +36,12 @@ public final class MemoryWindow extends TaggedMemory {
         return pd;
     }
 
-    /** Binds: owner thread of {@code qp}, from its send queue. Returns false if the bind is not allowed. */
-    synchronized boolean bind(QueuePair qp, MemoryRegion target, long offset, long size, long to, int rights) {
+    /**
+     * Binds: owner thread of {@code qp}, from its send queue, with the new STag's key {@code key} (-1: one chosen
+     * at random). Returns false if the bind is not allowed.
+     */
+    synchronized boolean bind(QueuePair qp, MemoryRegion target, long offset, long size, long to, int rights,
+            int key) {
         if (valid || !target.valid || target.pd != pd || qp.pd() != pd || (target.access & Access.MW_BIND.bit()) == 0) {
             return false;
         }
@@ -49,7 +58,7 @@ public final class MemoryWindow extends TaggedMemory {
         access = rights;
         region = target;
         boundTo = qp;
-        stag = (stag & ~0xFF) | device.nextKey(stag & 0xFF);
+        stag = (stag & ~0xFF) | (key >= 0 ? key : device.nextKey(stag & 0xFF));
         target.windowBound(1);
         valid = true;
         return true;

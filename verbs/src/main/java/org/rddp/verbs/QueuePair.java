@@ -282,7 +282,7 @@ public final class QueuePair {
                 SendWorkRequest.BindRequest bind = (SendWorkRequest.BindRequest) work.context;
                 boolean bound = bind.window() != null && bind.region() != null
                         && bind.window().bind(QueuePair.this, bind.region(), bind.offset(), bind.length(), bind.to(),
-                                bind.rights());
+                                bind.rights(), bind.key());
                 return bound ? org.rddp.engine.WcStatus.SUCCESS : org.rddp.engine.WcStatus.MW_BIND_ERR;
             }
             return invalidate(work.localStag, false) == OK ? org.rddp.engine.WcStatus.SUCCESS

@@ -28,6 +28,7 @@ public final class SendWorkRequest {
     private long bindLength;
     private long bindTo;
     private int bindRights;
+    private int bindKey = -1;
 
     /** A request with room for {@code maxSge} scatter/gather elements. */
     public SendWorkRequest(int maxSge) {
@@ -101,6 +102,23 @@ public final class SendWorkRequest {
         this.bindLength = size;
         this.bindTo = to;
         this.bindRights = Access.mask(rights);
+        this.bindKey = -1;
+        return this;
+    }
+
+    /**
+     * As {@link #bind}, with the 8-bit key of the window's new STag chosen here ({@code ibv_inc_rkey} style): the
+     * STag is {@link MemoryWindow#stagWithKey(int) mw.stagWithKey(key)}, known before the bind runs, so it can be
+     * advertised in a Send posted right behind the bind. Choose the key at random (RFC 5042 §5) and unlike the
+     * window's current one.
+     */
+    public SendWorkRequest bind(MemoryWindow mw, MemoryRegion region, long offset, long size, long to,
+            Set<Access> rights, int key) {
+        if (key < 0 || key > 0xFF) {
+            throw new IllegalArgumentException("a key is 8 bits, not " + key);
+        }
+        bind(mw, region, offset, size, to, rights);
+        this.bindKey = key;
         return this;
     }
 
@@ -121,10 +139,11 @@ public final class SendWorkRequest {
     }
 
     private BindRequest bindRequest() {
-        return new BindRequest(window, bindRegion, bindOffset, bindLength, bindTo, bindRights);
+        return new BindRequest(window, bindRegion, bindOffset, bindLength, bindTo, bindRights, bindKey);
     }
 
     /** What a bind work request carries to the owner thread. */
-    record BindRequest(MemoryWindow window, MemoryRegion region, long offset, long length, long to, int rights) {
+    record BindRequest(MemoryWindow window, MemoryRegion region, long offset, long length, long to, int rights,
+            int key) {
     }
 }

@@ -410,6 +410,31 @@ public abstract class ScenarioSuite {
     }
 
     @Test
+    void aWindowBoundWithAChosenKeyHasTheStagKnownBeforeTheBindRan() throws Exception {
+        try (Peers peers = new Peers(transport, 8)) {
+            MemoryRegion backing = peers.responder.region(4096, Access.LOCAL_WRITE, Access.MW_BIND);
+            peers.connect(2, 2);
+            MemoryWindow window = peers.responder.pd.allocateWindow();
+            int key = (window.stag() + 1) & 0xFF;
+            int announced = window.stagWithKey(key);
+            assertThat(announced).isNotEqualTo(window.stag());
+            request.bind(window, backing, 1024, 512, 0, EnumSet.of(Access.REMOTE_READ), key).wrId(80);
+            peers.responder.post(request);
+            // the STag announced before the bind ran is the one the bind gives, and it serves the peer
+            fill(backing, 4096, 9);
+            MemoryRegion sink = peers.initiator.region(512, Access.LOCAL_WRITE);
+            request.opcode(WorkOpcode.RDMA_READ).wrId(81).remote(announced, 0).sge(0, sink, 0, 512);
+            expect(peers.responder.next(), 80, WcStatus.SUCCESS, WcOpcode.BIND_MW, 0);
+            peers.initiator.post(request);
+            expect(peers.initiator.next(), 81, WcStatus.SUCCESS, WcOpcode.RDMA_READ, 512);
+            assertThat(window.stag()).isEqualTo(announced);
+            assertThat(sink.memory().mismatch(backing.memory().asSlice(1024, 512))).isEqualTo(-1);
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> request.bind(window, backing, 0, 8, 0,
+                    EnumSet.of(Access.REMOTE_READ), 256)).isInstanceOf(IllegalArgumentException.class);
+        }
+    }
+
+    @Test
     void zeroLengthWritesAndReadsCheckNoStag() throws Exception {
         try (Peers peers = new Peers(transport, 8)) {
             MemoryRegion doorbell = peers.responder.region(8, Access.LOCAL_WRITE);
