@@ -1,0 +1,147 @@
+package org.rddp.exs;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * A message of the EXS protocol, carried in one RDMA Send (the layouts are drawn in the package documentation):
+ * an {@link Advertisement} of a block to be read, or an {@link Acknowledgement} that it was. Octets are in network
+ * order; reserved fields are sent as zero and ignored on receipt.
+ */
+sealed interface ExsMessage permits ExsMessage.Advertisement, ExsMessage.Acknowledgement {
+    /** The protocol version this implementation speaks, in every message and in the connection's hello. */
+    int VERSION = 1;
+    /** Type of an advertisement. */
+    int ADVERTISEMENT = 1;
+    /** Type of an acknowledgement. */
+    int ACKNOWLEDGEMENT = 2;
+    /** Octets of an advertisement's header; immediate data follows it. */
+    int ADVERTISEMENT_LENGTH = 24;
+    /** Octets of an acknowledgement. */
+    int ACKNOWLEDGEMENT_LENGTH = 16;
+
+    /** The advertisement's I bit: the data follows the header instead of being read. */
+    int IMMEDIATE = 0x0001;
+
+    /** Writes the message at {@code offset} of {@code into}; returns the octets written (header only). */
+    int encode(MemorySegment into, long offset);
+
+    /**
+     * An offer of {@code length} octets: to be read at {@code stag}/{@code taggedOffset}, or, with the
+     * {@link #IMMEDIATE} flag, following the header.
+     *
+     * @param flags        {@link #IMMEDIATE} or 0 (other bits are reserved)
+     * @param sequence     the sender's number for it, one more than the last one's
+     * @param length       octets offered
+     * @param stag         where the receiver reads them (0 when immediate)
+     * @param taggedOffset the first octet's tagged offset (0 when immediate)
+     */
+    record Advertisement(int flags, int sequence, int length, int stag, long taggedOffset) implements ExsMessage {
+        /** Validates. */
+        public Advertisement {
+            if (length < 0) {
+                throw new IllegalArgumentException("an advertisement offers 0 to 2^31-1 octets, not " + length);
+            }
+        }
+
+        /** Whether the data follows the header. */
+        public boolean immediate() {
+            return (flags & IMMEDIATE) != 0;
+        }
+
+        @Override
+        public int encode(MemorySegment into, long offset) {
+            header(into, offset, ADVERTISEMENT, flags, sequence, length);
+            into.set(NetworkOrder.INT, offset + 12, stag);
+            into.set(NetworkOrder.LONG, offset + 16, taggedOffset);
+            return ADVERTISEMENT_LENGTH;
+        }
+    }
+
+    /**
+     * The receiver's answer to an advertisement once it has taken all of it (or failed to): the sender's block is
+     * free again and the advertisement's credit returns.
+     *
+     * @param sequence the advertisement's sequence number
+     * @param length   octets the receiver took
+     * @param status   {@link #OK}, or why the receiver could not take the data
+     */
+    record Acknowledgement(int sequence, int length, int status) implements ExsMessage {
+        /** The data arrived; any other status says the receiver could not take it. */
+        public static final int OK = 0;
+
+        @Override
+        public int encode(MemorySegment into, long offset) {
+            header(into, offset, ACKNOWLEDGEMENT, 0, sequence, length);
+            into.set(NetworkOrder.SHORT, offset + 12, (short) status);
+            into.set(NetworkOrder.SHORT, offset + 14, (short) 0);
+            return ACKNOWLEDGEMENT_LENGTH;
+        }
+    }
+
+    /**
+     * Decodes the message of {@code length} octets at {@code offset} of {@code from} (an advertisement's immediate
+     * data stays where it is, after the header).
+     *
+     * @throws ExsProtocolException when it is not a message of this version: short, of another version or an
+     *                              unknown type, an immediate advertisement whose data is not all there, a length
+     *                              over 2^31-1
+     */
+    static ExsMessage decode(MemorySegment from, long offset, int length) throws ExsProtocolException {
+        if (length < 4) {
+            throw new ExsProtocolException("a message of " + length + " octets: shorter than any header");
+        }
+        int version = from.get(ValueLayout.JAVA_BYTE, offset) & 0xFF;
+        int type = from.get(ValueLayout.JAVA_BYTE, offset + 1) & 0xFF;
+        int flags = from.get(NetworkOrder.SHORT, offset + 2) & 0xFFFF;
+        if (version != VERSION) {
+            throw new ExsProtocolException("a message of version " + version + "; this side speaks " + VERSION);
+        }
+        switch (type) {
+            case ADVERTISEMENT -> {
+                if (length < ADVERTISEMENT_LENGTH) {
+                    throw new ExsProtocolException("an advertisement of " + length + " octets, shorter than its "
+                            + ADVERTISEMENT_LENGTH + "-octet header");
+                }
+                int octets = from.get(NetworkOrder.INT, offset + 8);
+                if (octets < 0) {
+                    throw new ExsProtocolException("an advertisement of " + Integer.toUnsignedString(octets)
+                            + " octets: more than 2^31-1");
+                }
+                boolean immediate = (flags & IMMEDIATE) != 0;
+                if (immediate && length - ADVERTISEMENT_LENGTH != octets) {
+                    throw new ExsProtocolException("an advertisement of " + octets + " immediate octets came with "
+                            + (length - ADVERTISEMENT_LENGTH));
+                }
+                if (!immediate && length != ADVERTISEMENT_LENGTH) {
+                    throw new ExsProtocolException("an advertisement to read came with " + (length
+                            - ADVERTISEMENT_LENGTH) + " octets after its header");
+                }
+                return new Advertisement(flags & IMMEDIATE, from.get(NetworkOrder.INT, offset + 4), octets,
+                        from.get(NetworkOrder.INT, offset + 12), from.get(NetworkOrder.LONG, offset + 16));
+            }
+            case ACKNOWLEDGEMENT -> {
+                if (length != ACKNOWLEDGEMENT_LENGTH) {
+                    throw new ExsProtocolException("an acknowledgement of " + length + " octets, not "
+                            + ACKNOWLEDGEMENT_LENGTH);
+                }
+                int octets = from.get(NetworkOrder.INT, offset + 8);
+                if (octets < 0) {
+                    throw new ExsProtocolException("an acknowledgement of " + Integer.toUnsignedString(octets)
+                            + " octets: more than 2^31-1");
+                }
+                return new Acknowledgement(from.get(NetworkOrder.INT, offset + 4), octets,
+                        from.get(NetworkOrder.SHORT, offset + 12) & 0xFFFF);
+            }
+            default -> throw new ExsProtocolException("a message of unknown type " + type);
+        }
+    }
+
+    private static void header(MemorySegment into, long offset, int type, int flags, int sequence, int length) {
+        into.set(ValueLayout.JAVA_BYTE, offset, (byte) VERSION);
+        into.set(ValueLayout.JAVA_BYTE, offset + 1, (byte) type);
+        into.set(NetworkOrder.SHORT, offset + 2, (short) flags);
+        into.set(NetworkOrder.INT, offset + 4, sequence);
+        into.set(NetworkOrder.INT, offset + 8, length);
+    }
+}

@@ -1,0 +1,59 @@
+/**
+ * The Extended Sockets API (ES-API, The Open Group, 2005) as UNH-IOL built it over verbs ("A General-Purpose API
+ * for iWARP and InfiniBand", R. D. Russell), over every transport of this stack: {@link org.rddp.exs.Exs} is
+ * {@code exs_init}, {@link org.rddp.exs.ExsSocket} the socket, {@link org.rddp.exs.ExsQueue} the event queue.
+ *
+ * <h2>Wire format, version 1</h2>
+ * Each message is one RDMA Send (untagged, RFC 5040 §4.3); octets in network order; reserved fields (R) are sent
+ * as zero and ignored on receipt.
+ * <pre>
+ * Advertisement (24 octets, then Length octets of data when I is set)
+ *  0                   1                   2                   3
+ *  0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ * +---------------+---------------+-----------------------------+-+
+ * |  Version = 1  |   Type = 1    |              R              |I|
+ * +---------------+---------------+-----------------------------+-+
+ * |                           Sequence                            |
+ * +---------------------------------------------------------------+
+ * |                      Length (0 to 2^31-1)                     |
+ * +---------------------------------------------------------------+
+ * |          STag (a memory window over exactly the block)        |
+ * +---------------------------------------------------------------+
+ * |                                                               |
+ * +                    Tagged Offset (64 bits)                    +
+ * |                                                               |
+ * +---------------------------------------------------------------+
+ *
+ * Acknowledgement (16 octets)
+ * +---------------+---------------+-------------------------------+
+ * |  Version = 1  |   Type = 2    |               R               |
+ * +---------------+---------------+-------------------------------+
+ * |               Sequence of the advertisement                   |
+ * +---------------------------------------------------------------+
+ * |                         Octets taken                          |
+ * +-------------------------------+-------------------------------+
+ * |     Status (0: all taken)     |               R               |
+ * +-------------------------------+-------------------------------+
+ *
+ * Hello (12 octets of the connection's private data, each way)
+ * +---------------+---------------+---------------+---------------+
+ * |      'E'      |      'X'      |      'S'      |  Version = 1  |
+ * +---------------+---------------+---------------+---------------+
+ * |    Credits (advertisements held, 1 to 1,024)  |       R       |
+ * +-------------------------------+-------------------------------+
+ * |       Immediate octets one advertisement may carry here       |
+ * +---------------------------------------------------------------+
+ * </pre>
+ * Sequence numbers start at 0 on each side and count advertisements; a receiver takes them in order. I: the data
+ * follows the header (immediate data, section 4.1 of the paper); otherwise the receiver reads it with an RDMA Read
+ * at STag and Tagged Offset, the STag being a memory window bound to exactly the block for this connection. An
+ * acknowledgement of a block that was read is a Send with Invalidate of that STag, so the sender's window is gone
+ * once it learns the data arrived.
+ *
+ * <h2>Credits</h2>
+ * Both sides use the smaller of the two hellos' credits, C. A sender holds at most C advertisements without an
+ * acknowledgement; each side posts 2C receive buffers (the peer's advertisements, the acknowledgements of its own),
+ * so neither kind of message can ever find no buffer, and a receiver's unmatched advertisements never hold up the
+ * acknowledgements it owes.
+ */
+package org.rddp.exs;
