@@ -21,6 +21,11 @@ public record ExsEvent(Type type, ExsSocket socket, Object context, long length,
         SEND,
         /** A {@link ExsSocket#recv} finished: the data is in the caller's memory. */
         RECV,
+        /**
+         * The peer read the block of a persistent send made with {@link ExsFlag#NOTIFY}, once or more since the last
+         * such event ({@code length}: the octets it read meanwhile); the block stays advertised.
+         */
+        READ,
         /** The connection ended: the caller closed it, the peer did, or it failed. */
         CLOSE
     }

@@ -24,7 +24,7 @@ public final class ExsQueue {
     final ReentrantLock lock = new ReentrantLock();
     final CompletionQueue cq;
     private final ArrayDeque<ExsEvent> events = new ArrayDeque<>();
-    private final Map<Integer, ExsSocket> byQueuePair = new HashMap<>();
+    private final Map<Integer, ExsConnection> byQueuePair = new HashMap<>();
     private final WorkCompletion[] batch = new WorkCompletion[32];
     private Thread progressing;
 
@@ -79,9 +79,9 @@ public final class ExsQueue {
             int polled;
             while ((polled = cq.poll(batch)) > 0) {
                 for (int i = 0; i < polled; i++) {
-                    ExsSocket socket = byQueuePair.get(batch[i].queuePairNumber());
-                    if (socket != null) {
-                        socket.completed(batch[i]);
+                    ExsConnection connection = byQueuePair.get(batch[i].queuePairNumber());
+                    if (connection != null) {
+                        connection.completed(batch[i]);
                     }
                 }
                 handled += polled;
@@ -100,9 +100,9 @@ public final class ExsQueue {
         }
     }
 
-    /** Routes the completions of {@code queuePair} to {@code socket}. Under the lock. */
-    void attach(int queuePair, ExsSocket socket) {
-        byQueuePair.put(queuePair, socket);
+    /** Routes the completions of {@code queuePair} to {@code connection}. Under the lock. */
+    void attach(int queuePair, ExsConnection connection) {
+        byQueuePair.put(queuePair, connection);
     }
 
     /** Stops routing {@code queuePair}'s completions. Under the lock. */

@@ -7,33 +7,44 @@
  * Each message is one RDMA Send (untagged, RFC 5040 §4.3); octets in network order; reserved fields (R) are sent
  * as zero and ignored on receipt.
  * <pre>
- * Advertisement (24 octets, then Length octets of data when I is set)
+ * Advertisement (32 octets, then Length octets of data when I is set)
  *  0                   1                   2                   3
  *  0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
- * +---------------+---------------+-----------------------------+-+
- * |  Version = 1  |   Type = 1    |              R              |I|
- * +---------------+---------------+-----------------------------+-+
+ * +---------------+---------------+-------------------------+-+-+-+
+ * |  Version = 1  |   Type = 1    |            R            |N|P|I|
+ * +---------------+---------------+-------------------------+-+-+-+
  * |                           Sequence                            |
  * +---------------------------------------------------------------+
  * |                      Length (0 to 2^31-1)                     |
  * +---------------------------------------------------------------+
  * |          STag (a memory window over exactly the block)        |
  * +---------------------------------------------------------------+
- * |                                                               |
- * +                    Tagged Offset (64 bits)                    +
- * |                                                               |
+ * |                    Tagged Offset (64 bits)                    |
+ * +---------------------------------------------------------------+
+ * |         Placement (64 bits, 0 to 2^63-1; exs_send_offset)     |
  * +---------------------------------------------------------------+
  *
  * Acknowledgement (16 octets)
- * +---------------+---------------+-------------------------------+
- * |  Version = 1  |   Type = 2    |               R               |
- * +---------------+---------------+-------------------------------+
+ * +---------------+---------------+-----------------------------+-+
+ * |  Version = 1  |   Type = 2    |              R              |R|
+ * +---------------+---------------+-----------------------------+-+
  * |               Sequence of the advertisement                   |
  * +---------------------------------------------------------------+
- * |                         Octets taken                          |
+ * |                   Octets taken (or read, R)                   |
  * +-------------------------------+-------------------------------+
- * |     Status (0: all taken)     |               R               |
+ * |  Status (0: taken, 1: no room)|               R               |
  * +-------------------------------+-------------------------------+
+ *
+ * Rearm (16 octets)
+ * +---------------+---------------+-------------------------------+
+ * |  Version = 1  |   Type = 3    |               R               |
+ * +---------------+---------------+-------------------------------+
+ * |          Sequence of the persistent advertisement             |
+ * +---------------------------------------------------------------+
+ * |                               R                               |
+ * +---------------------------------------------------------------+
+ * |                               R                               |
+ * +---------------------------------------------------------------+
  *
  * Hello (12 octets of the connection's private data, each way)
  * +---------------+---------------+---------------+---------------+
@@ -48,12 +59,17 @@
  * follows the header (immediate data, section 4.1 of the paper); otherwise the receiver reads it with an RDMA Read
  * at STag and Tagged Offset, the STag being a memory window bound to exactly the block for this connection. An
  * acknowledgement of a block that was read is a Send with Invalidate of that STag, so the sender's window is gone
- * once it learns the data arrived.
+ * once it learns the data arrived; status 1 says the message did not fit where its Placement put it in the
+ * receiver's persistent receive. P: a persistent block (section 4.2), never acknowledged, serving every receive
+ * from then on; with N the sender wants to hear of reads: the receiver sends an acknowledgement with R set (the
+ * octets read since the last one), at most one outstanding per block, and the sender answers each with a rearm.
  *
  * <h2>Credits</h2>
  * Both sides use the smaller of the two hellos' credits, C. A sender holds at most C advertisements without an
- * acknowledgement; each side posts 2C receive buffers (the peer's advertisements, the acknowledgements of its own),
- * so neither kind of message can ever find no buffer, and a receiver's unmatched advertisements never hold up the
- * acknowledgements it owes.
+ * acknowledgement (a persistent one holds its credit for good); each side posts 2C receive buffers: a normal
+ * advertisement holds its buffer until it is taken (C at most), and each of this side's advertisements has at most
+ * one answer in flight to it (an acknowledgement or a read notification; C at most), while a persistent
+ * advertisement gives its buffer back at once and has at most one rearm in flight. So no message ever finds no
+ * buffer, and the acknowledgements a side owes never wait behind the advertisements it has not matched.
  */
 package org.rddp.exs;

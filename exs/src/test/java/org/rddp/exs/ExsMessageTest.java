@@ -16,59 +16,91 @@ class ExsMessageTest {
 
     @Test
     void anAdvertisementToRead() throws Exception {
-        byte[] octets = new byte[24];
-        int written = new Advertisement(0, 7, 65_536, 0x1234_5678, 0x0102_0304_0506_0708L)
+        byte[] octets = new byte[32];
+        int written = new Advertisement(0, 7, 65_536, 0x1234_5678, 0x0102_0304_0506_0708L, 0)
                 .encode(MemorySegment.ofArray(octets), 0);
-        assertThat(written).isEqualTo(24);
+        assertThat(written).isEqualTo(32);
         assertThat(HEX.formatHex(octets)).isEqualTo("01010000" + "00000007" + "00010000" + "12345678"
-                + "0102030405060708");
-        assertThat(ExsMessage.decode(MemorySegment.ofArray(octets), 0, 24))
-                .isEqualTo(new Advertisement(0, 7, 65_536, 0x1234_5678, 0x0102_0304_0506_0708L));
+                + "0102030405060708" + "0000000000000000");
+        assertThat(ExsMessage.decode(MemorySegment.ofArray(octets), 0, 32))
+                .isEqualTo(new Advertisement(0, 7, 65_536, 0x1234_5678, 0x0102_0304_0506_0708L, 0));
+    }
+
+    @Test
+    void aPersistentAdvertisementAskingForNotificationsAndAPlacedOne() throws Exception {
+        byte[] octets = new byte[32];
+        new Advertisement(ExsMessage.PERSISTENT | ExsMessage.NOTIFY, 1, 4096, 0xAB00_0042, 0, 0)
+                .encode(MemorySegment.ofArray(octets), 0);
+        assertThat(HEX.formatHex(octets)).isEqualTo("01010006" + "00000001" + "00001000" + "ab000042"
+                + "0000000000000000" + "0000000000000000");
+        Advertisement persistent = (Advertisement) ExsMessage.decode(MemorySegment.ofArray(octets), 0, 32);
+        assertThat(persistent.persistent()).isTrue();
+        assertThat(persistent.notifying()).isTrue();
+        new Advertisement(0, 2, 16, 0xAB00_0043, 0, 0x1_0000_0000L).encode(MemorySegment.ofArray(octets), 0);
+        assertThat(HEX.formatHex(octets, 24, 32)).isEqualTo("0000000100000000");
+        assertThat(((Advertisement) ExsMessage.decode(MemorySegment.ofArray(octets), 0, 32)).placement())
+                .isEqualTo(0x1_0000_0000L);
     }
 
     @Test
     void anAdvertisementWithImmediateData() throws Exception {
         byte[] octets = HEX.parseHex("01010001" + "ffffffff" + "00000003" + "00000000" + "0000000000000000"
-                + "616263");
-        Advertisement advert = (Advertisement) ExsMessage.decode(MemorySegment.ofArray(octets), 0, 27);
+                + "0000000000000000" + "616263");
+        Advertisement advert = (Advertisement) ExsMessage.decode(MemorySegment.ofArray(octets), 0, 35);
         assertThat(advert.immediate()).isTrue();
         assertThat(advert.sequence()).isEqualTo(-1);
         assertThat(advert.length()).isEqualTo(3);
-        byte[] again = new byte[24];
+        byte[] again = new byte[32];
         advert.encode(MemorySegment.ofArray(again), 0);
-        assertThat(HEX.formatHex(again)).isEqualTo(HEX.formatHex(octets, 0, 24));
+        assertThat(HEX.formatHex(again)).isEqualTo(HEX.formatHex(octets, 0, 32));
     }
 
     @Test
-    void anAcknowledgement() throws Exception {
+    void anAcknowledgementANotificationAndARearm() throws Exception {
         byte[] octets = new byte[16];
-        assertThat(new Acknowledgement(9, 1_000_000, Acknowledgement.OK).encode(MemorySegment.ofArray(octets), 0))
-                .isEqualTo(16);
+        assertThat(new Acknowledgement(0, 9, 1_000_000, Acknowledgement.OK)
+                .encode(MemorySegment.ofArray(octets), 0)).isEqualTo(16);
         assertThat(HEX.formatHex(octets)).isEqualTo("01020000" + "00000009" + "000f4240" + "00000000");
         assertThat(ExsMessage.decode(MemorySegment.ofArray(octets), 0, 16))
-                .isEqualTo(new Acknowledgement(9, 1_000_000, 0));
+                .isEqualTo(new Acknowledgement(0, 9, 1_000_000, 0));
+        new Acknowledgement(ExsMessage.READ, 3, 512, Acknowledgement.OK).encode(MemorySegment.ofArray(octets), 0);
+        assertThat(HEX.formatHex(octets)).isEqualTo("01020001" + "00000003" + "00000200" + "00000000");
+        assertThat(((Acknowledgement) ExsMessage.decode(MemorySegment.ofArray(octets), 0, 16)).read()).isTrue();
+        new Acknowledgement(0, 4, 0, Acknowledgement.NO_ROOM).encode(MemorySegment.ofArray(octets), 0);
+        assertThat(HEX.formatHex(octets)).isEqualTo("01020000" + "00000004" + "00000000" + "00010000");
+        assertThat(new ExsMessage.Rearm(3).encode(MemorySegment.ofArray(octets), 0)).isEqualTo(16);
+        assertThat(HEX.formatHex(octets)).isEqualTo("01030000" + "00000003" + "00000000" + "00000000");
+        assertThat(ExsMessage.decode(MemorySegment.ofArray(octets), 0, 16)).isEqualTo(new ExsMessage.Rearm(3));
     }
 
     @Test
     void reservedBitsAreIgnoredOnReceipt() throws Exception {
         byte[] octets = HEX.parseHex("0102fffe" + "00000001" + "00000002" + "0003ffff");
-        assertThat(ExsMessage.decode(MemorySegment.ofArray(octets), 0, 16)).isEqualTo(new Acknowledgement(1, 2, 3));
-        byte[] advert = HEX.parseHex("0101fffe" + "00000001" + "00000002" + "00000003" + "0000000000000004");
-        assertThat(ExsMessage.decode(MemorySegment.ofArray(advert), 0, 24))
-                .isEqualTo(new Advertisement(0, 1, 2, 3, 4));
+        assertThat(ExsMessage.decode(MemorySegment.ofArray(octets), 0, 16))
+                .isEqualTo(new Acknowledgement(0, 1, 2, 3));
+        byte[] advert = HEX.parseHex("0101fff8" + "00000001" + "00000002" + "00000003" + "0000000000000004"
+                + "0000000000000005");
+        assertThat(ExsMessage.decode(MemorySegment.ofArray(advert), 0, 32))
+                .isEqualTo(new Advertisement(0, 1, 2, 3, 4, 5));
     }
 
     @Test
     void whatIsNotAMessageOfThisVersionIsRefused() {
         assertRefused("0101", "shorter than any header");
-        assertRefused("02010000" + "00000000" + "00000000" + "00000000" + "0000000000000000", "version 2");
-        assertRefused("01030000" + "00000000" + "00000000" + "00000000", "unknown type 3");
-        assertRefused("01010000" + "00000000" + "00000000", "shorter than its 24-octet header");
-        assertRefused("01010000" + "00000000" + "80000000" + "00000000" + "0000000000000000", "more than 2^31-1");
-        assertRefused("01010001" + "00000000" + "00000004" + "00000000" + "0000000000000000" + "616263",
+        String zeros = "0000000000000000";
+        assertRefused("02010000" + "00000000" + "00000000" + "00000000" + zeros + zeros, "version 2");
+        assertRefused("01040000" + "00000000" + "00000000" + "00000000", "unknown type 4");
+        assertRefused("01010000" + "00000000" + "00000000" + "00000000" + zeros, "shorter than its 32-octet header");
+        assertRefused("01010000" + "00000000" + "80000000" + "00000000" + zeros + zeros, "more than 2^31-1");
+        assertRefused("01010001" + "00000000" + "00000004" + "00000000" + zeros + zeros + "616263",
                 "4 immediate octets came with 3");
-        assertRefused("01010000" + "00000000" + "00000004" + "00000000" + "0000000000000000" + "61",
+        assertRefused("01010000" + "00000000" + "00000004" + "00000000" + zeros + zeros + "61",
                 "1 octets after its header");
+        assertRefused("01010003" + "00000000" + "00000000" + "00000000" + zeros + zeros, "immediate and persistent");
+        assertRefused("01010004" + "00000000" + "00000000" + "00000000" + zeros + zeros, "not persistent");
+        assertRefused("01010000" + "00000000" + "00000000" + "00000000" + zeros + "8000000000000000",
+                "more than 2^63-1");
+        assertRefused("01030000" + "00000000" + "00000000", "a rearm of 12 octets");
         assertRefused("01020000" + "00000000" + "00000000" + "00000000" + "00", "acknowledgement of 17 octets");
         assertRefused("01020000" + "00000000" + "ffffffff" + "00000000", "more than 2^31-1");
     }

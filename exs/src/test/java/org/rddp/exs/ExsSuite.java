@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.AfterEach;
@@ -47,7 +48,7 @@ abstract class ExsSuite {
         assertThat(sent.context()).isEqualTo("s");
         assertThat(sent.length()).isEqualTo(size);
         assertThat(sink.segment().mismatch(source.segment())).isEqualTo(-1);
-        assertThat(ends.server.reads()).isEqualTo(1);
+        assertThat(ends.server.connection().reads()).isEqualTo(1);
     }
 
     @Test
@@ -70,7 +71,7 @@ abstract class ExsSuite {
             if (size > small) {
                 reads++;
             }
-            assertThat(ends.server.reads()).as("reads after a send of %d octets", size).isEqualTo(reads);
+            assertThat(ends.server.connection().reads()).as("reads after a send of %d octets", size).isEqualTo(reads);
         }
     }
 
@@ -85,12 +86,12 @@ abstract class ExsSuite {
         for (int i = 0; i < messages; i++) {
             ends.client.send(source, (long) i * size, size, i);
         }
-        assertThat(ends.client.unacknowledged()).isEqualTo(2);
-        while (ends.server.held() < 2) { // both advertisements arrive; nothing is taken yet
+        assertThat(ends.client.connection().unacknowledged()).isEqualTo(2);
+        while (ends.server.connection().held() < 2) { // both advertisements arrive; nothing is taken yet
             assertThat(ends.drain(ends.serverQueue)).isEmpty();
         }
-        assertThat(ends.client.unacknowledged()).isEqualTo(2);
-        assertThat(ends.client.waiting()).isEqualTo(messages - 2);
+        assertThat(ends.client.connection().unacknowledged()).isEqualTo(2);
+        assertThat(ends.client.connection().waiting()).isEqualTo(messages - 2);
         for (int i = 0; i < messages; i++) {
             ends.server.recv(sink, (long) i * size, size, i);
         }
@@ -103,8 +104,8 @@ abstract class ExsSuite {
             assertThat(ends.next(ends.clientQueue, ExsEvent.Type.SEND).context()).isEqualTo(i);
         }
         assertThat(sink.segment().mismatch(source.segment())).isEqualTo(-1);
-        assertThat(ends.client.unacknowledged()).isZero();
-        assertThat(ends.server.held()).isZero();
+        assertThat(ends.client.connection().unacknowledged()).isZero();
+        assertThat(ends.server.connection().held()).isZero();
     }
 
     @Test
@@ -209,6 +210,138 @@ abstract class ExsSuite {
         assertThatThrownBy(() -> fresh.setOption(ExsOption.CREDITS, 0)).isInstanceOf(IllegalArgumentException.class);
         List<ExsEvent> none = ends.drain(ends.clientQueue);
         assertThat(none).isEmpty();
+    }
+
+    @Test
+    void aPersistentBlockIsReadAThousandTimesAsTheSenderChangesIt() throws Exception {
+        Ends ends = new Ends(transport);
+        int size = 4096;
+        ExsMemory block = ends.clientExs.register(Arena.ofAuto().allocate(size));
+        ExsMemory sink = ends.serverExs.register(Arena.ofAuto().allocate(size));
+        ends.client.send(block, 0, size, "block", EnumSet.of(ExsFlag.PERSISTENT));
+        for (int version = 0; version < 1000; version++) {
+            block.segment().fill((byte) version); // the sender changes its block between the receiver's reads
+            block.segment().set(ValueLayout.JAVA_INT_UNALIGNED, 0, version);
+            ends.server.recv(sink, 0, size, version);
+            ExsEvent received = ends.next(ends.serverQueue, ExsEvent.Type.RECV);
+            assertThat(received.context()).isEqualTo(version);
+            assertThat(received.length()).isEqualTo(size);
+            assertThat(sink.segment().mismatch(block.segment())).as("read %d", version).isEqualTo(-1);
+        }
+        assertThat(ends.drain(ends.clientQueue)).as("the sender of a persistent block hears nothing").isEmpty();
+        assertThatThrownBy(() -> ends.client.send(block, 0, 1, "more")).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("persistent send");
+        ends.client.close("bye");
+        ExsEvent ended = ends.next(ends.clientQueue, ExsEvent.Type.SEND);
+        assertThat(ended.context()).isEqualTo("block");
+        assertThat(ended.error()).as("a persistent send ends with its connection").isNull();
+    }
+
+    @Test
+    void aPersistentBlockAskingForNotificationsHearsOfReadsAndOffsetsReadPartsOfIt() throws Exception {
+        Ends ends = new Ends(transport);
+        int size = 4096;
+        ExsMemory block = ends.clientExs.register(pattern(size, 11));
+        ExsMemory sink = ends.serverExs.register(Arena.ofAuto().allocate(size));
+        ends.client.send(block, 0, size, "block", EnumSet.of(ExsFlag.PERSISTENT, ExsFlag.NOTIFY));
+        long read = 0;
+        for (int i = 0; i < 5; i++) {
+            ends.server.recvOffset(sink, 0, 500, 1000 + i, i, EnumSet.noneOf(ExsFlag.class));
+            assertThat(ends.next(ends.serverQueue, ExsEvent.Type.RECV).length()).isEqualTo(500);
+            assertThat(sink.segment().asSlice(0, 500).mismatch(block.segment().asSlice(1000 + i, 500)))
+                    .isEqualTo(-1);
+            read += 500;
+        }
+        ends.server.recvOffset(sink, 0, 500, size - 100, "tail", EnumSet.noneOf(ExsFlag.class));
+        assertThat(ends.next(ends.serverQueue, ExsEvent.Type.RECV).length()).as("what is left of the block")
+                .isEqualTo(100);
+        read += 100;
+        ends.server.recvOffset(sink, 0, 500, size + 1, "beyond", EnumSet.noneOf(ExsFlag.class));
+        ExsEvent beyond = ends.next(ends.serverQueue, ExsEvent.Type.RECV);
+        assertThat(beyond.error()).hasMessageContaining("beyond the peer's persistent block of 4096 octets");
+        long heard = 0;
+        while (heard < read) { // notifications sum the reads made while one was outstanding
+            ExsEvent notified = ends.next(ends.clientQueue, ExsEvent.Type.READ);
+            assertThat(notified.context()).isEqualTo("block");
+            heard += notified.length();
+        }
+        assertThat(heard).isEqualTo(read);
+    }
+
+    @Test
+    void aPersistentReceiveTakesEveryMessageWhereItsSenderPlacedIt() throws Exception {
+        Ends ends = new Ends(transport, socket -> socket.setOption(ExsOption.SMALL_PACKET_MAX_SIZE, 64),
+                socket -> { });
+        int size = 1024;
+        ExsMemory target = ends.serverExs.register(Arena.ofAuto().allocate(size));
+        ends.server.recv(target, 0, size, "all", EnumSet.of(ExsFlag.PERSISTENT));
+        ExsMemory source = ends.clientExs.register(pattern(2L * size, 5));
+        long[][] sends = {{0, 100}, {100, 32}, {900, 124}, {1000, 200}}; // placement, length: the last does not fit
+        for (long[] send : sends) {
+            ends.client.sendOffset(source, send[0], (int) send[1], send[0], send[0], EnumSet.noneOf(ExsFlag.class));
+        }
+        for (int i = 0; i < 3; i++) {
+            ExsEvent received = ends.next(ends.serverQueue, ExsEvent.Type.RECV);
+            assertThat(received.context()).isEqualTo("all");
+            assertThat(received.error()).isNull();
+            assertThat(received.length()).isEqualTo(sends[i][1]);
+            assertThat(ends.next(ends.clientQueue, ExsEvent.Type.SEND).error()).isNull();
+        }
+        ExsEvent refused = ends.next(ends.serverQueue, ExsEvent.Type.RECV);
+        assertThat(refused.error()).hasMessageContaining("200 octets at 1000 does not fit");
+        ExsEvent failed = ends.next(ends.clientQueue, ExsEvent.Type.SEND);
+        assertThat(failed.context()).isEqualTo(1000L);
+        assertThat(failed.error()).hasMessageContaining("no room for 200 octets at 1000");
+        for (int i = 0; i < 3; i++) {
+            long at = sends[i][0];
+            int length = (int) sends[i][1];
+            assertThat(target.segment().asSlice(at, length).mismatch(source.segment().asSlice(at, length)))
+                    .isEqualTo(-1);
+        }
+        assertThatThrownBy(() -> ends.server.recv(target, 0, 1, "another"))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("persistent receive");
+    }
+
+    @Test
+    void bothSidesCannotBePersistent() throws Exception {
+        Ends ends = new Ends(transport);
+        ExsMemory block = ends.clientExs.register(pattern(256, 1));
+        ExsMemory target = ends.serverExs.register(Arena.ofAuto().allocate(256));
+        ends.server.recv(target, 0, 256, "persistent", EnumSet.of(ExsFlag.PERSISTENT));
+        ends.client.send(block, 0, 256, "block", EnumSet.of(ExsFlag.PERSISTENT));
+        ExsEvent refused = ends.next(ends.serverQueue, ExsEvent.Type.RECV);
+        assertThat(refused.context()).isEqualTo("persistent");
+        assertThat(refused.error()).hasMessageContaining("both sides of a connection cannot be persistent");
+        ends.server.recv(target, 0, 256, "plain"); // a plain receive reads the block
+        ExsEvent received = ends.next(ends.serverQueue, ExsEvent.Type.RECV);
+        assertThat(received.context()).isEqualTo("plain");
+        assertThat(target.segment().mismatch(block.segment())).isEqualTo(-1);
+    }
+
+    @Test
+    void aWaitallReceiveIsFilledFromAsManyMessagesAsItTakes() throws Exception {
+        Ends ends = new Ends(transport, socket -> socket.setOption(ExsOption.SMALL_PACKET_MAX_SIZE, 3000),
+                socket -> { });
+        ExsMemory source = ends.clientExs.register(pattern(12_000, 8));
+        ExsMemory sink = ends.serverExs.register(Arena.ofAuto().allocate(12_000));
+        ends.server.recv(sink, 0, 10_000, "all of it", EnumSet.of(ExsFlag.WAITALL));
+        ends.server.recv(sink, 10_000, 2000, "the rest");
+        int[] sizes = {3000, 3000, 5000, 1000}; // immediate, immediate, read (split across both receives), read
+        long at = 0;
+        for (int size : sizes) {
+            ends.client.send(source, at, size, size);
+            at += size;
+        }
+        ExsEvent filled = ends.next(ends.serverQueue, ExsEvent.Type.RECV);
+        assertThat(filled.context()).isEqualTo("all of it");
+        assertThat(filled.length()).isEqualTo(10_000);
+        ExsEvent rest = ends.next(ends.serverQueue, ExsEvent.Type.RECV);
+        assertThat(rest.context()).isEqualTo("the rest");
+        assertThat(rest.length()).as("the rest of the third message").isEqualTo(1000);
+        for (int i = 0; i < 3; i++) {
+            assertThat(ends.next(ends.clientQueue, ExsEvent.Type.SEND).error()).isNull();
+        }
+        assertThat(sink.segment().asSlice(0, 11_000).mismatch(source.segment().asSlice(0, 11_000))).isEqualTo(-1);
     }
 
     /** A segment of {@code size} octets of a pattern seeded by {@code seed}. */
