@@ -199,10 +199,11 @@ final class Receiver {
         if (mo + length > s.receiving.sges.totalLength()) {
             ReceiveWork work = s.receiving;
             s.receiving = null;
+            // the work goes back to its queue with its completion: what the message needs is read first
+            String detail = "Send of at least " + (mo + length) + " octets into a " + work.sges.totalLength()
+                    + "-octet receive";
             s.queues.receiveCompleted(work, WcStatus.LOC_LEN_ERR, mo + length, opcode, 0);
-            termination.protocolError(DdpError.UNTAGGED_MESSAGE_TOO_LONG, true, null, "Send of at least " + (mo
-                    + length)
-                    + " octets into a " + work.sges.totalLength() + "-octet receive");
+            termination.protocolError(DdpError.UNTAGGED_MESSAGE_TOO_LONG, true, null, detail);
             return;
         }
         if (!scatter(mo, length, opcode)) {
@@ -248,9 +249,10 @@ final class Receiver {
                     StagResolver.LOCAL_WRITE, s.target);
             if (check != StagResolver.OK) {
                 s.receiving = null;
+                String detail = "receive lkey " + Termination.hex(work.sges.lkey[element]) + ": "
+                        + Termination.name(check);
                 s.queues.receiveCompleted(work, WcStatus.LOC_PROT_ERR, 0, opcode, 0);
-                termination.protocolError(RdmapError.LOCAL_CATASTROPHIC, false, null,
-                        "receive lkey " + Termination.hex(work.sges.lkey[element]) + ": " + Termination.name(check));
+                termination.protocolError(RdmapError.LOCAL_CATASTROPHIC, false, null, detail);
                 return false;
             }
             if (!copy(s.rx.buffer(), s.rx.payloadOffset() + placed, take)) {

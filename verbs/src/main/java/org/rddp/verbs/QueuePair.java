@@ -250,23 +250,29 @@ public final class QueuePair {
         @Override
         public void sendCompleted(SendWork work, org.rddp.engine.WcStatus outcome, long byteLength) {
             WcStatus status = Vocabulary.status(outcome);
-            if (status != WcStatus.SUCCESS || work.signaled || attributes.signalAll()) {
-                attributes.sendCq().push(work.wrId, status, opcode(work.opcode), byteLength, number, 0, false);
-            }
+            boolean complete = status != WcStatus.SUCCESS || work.signaled || attributes.signalAll();
+            long wrId = work.wrId;
+            WcOpcode wcOpcode = opcode(work.opcode);
+            // the slot is free before the completion can be seen: a consumer may post again at once
             work.context = null;
             sendFree.offer(work);
+            if (complete) {
+                attributes.sendCq().push(wrId, status, wcOpcode, byteLength, number, 0, false);
+            }
         }
 
         @Override
         public void receiveCompleted(ReceiveWork work, org.rddp.engine.WcStatus outcome, long byteLength,
                 RdmapOpcode opcode, int invalidatedStag) {
-            attributes.receiveCq().push(work.wrId, Vocabulary.status(outcome), WcOpcode.RECV, byteLength, number,
-                    invalidatedStag, opcode != null && opcode.solicitedEvent());
+            long wrId = work.wrId;
+            // the slot is free before the completion can be seen: a consumer may post again at once
             if (srq != null) {
                 srq.recycle(work);
             } else {
                 receiveFree.offer(work);
             }
+            attributes.receiveCq().push(wrId, Vocabulary.status(outcome), WcOpcode.RECV, byteLength, number,
+                    invalidatedStag, opcode != null && opcode.solicitedEvent());
         }
 
         @Override

@@ -435,6 +435,34 @@ public abstract class ScenarioSuite {
     }
 
     @Test
+    void aWorkRequestsSlotIsFreeOnceItsCompletionCanBeSeen() throws Exception {
+        // queues one deep: every post follows the completion that freed its slot at once, from the polling thread,
+        // while the engine runs on its own; a slot freed only after its completion was visible failed this
+        try (Peers peers = new Peers(transport, 1)) {
+            MemoryRegion initiatorBuffer = peers.initiator.region(8, Access.LOCAL_WRITE);
+            MemoryRegion responderBuffer = peers.responder.region(8, Access.LOCAL_WRITE);
+            peers.initiator.postReceive(initiatorBuffer, 0, 8, 0);
+            peers.responder.postReceive(responderBuffer, 0, 8, 0);
+            peers.connect(1, 1);
+            SendWorkRequest initiatorSend = new SendWorkRequest(1).opcode(WorkOpcode.SEND).signaled(true);
+            SendWorkRequest responderSend = new SendWorkRequest(1).opcode(WorkOpcode.SEND).signaled(true);
+            for (int i = 1; i <= 1000; i++) {
+                peers.initiator.post(initiatorSend.wrId(i).sge(0, initiatorBuffer, 0, 8));
+                expect(peers.responder.next(), 0, WcStatus.SUCCESS, WcOpcode.RECV, 8);
+                peers.responder.postReceive(responderBuffer, 0, 8, 0);
+                peers.responder.post(responderSend.wrId(i).sge(0, responderBuffer, 0, 8));
+                expect(peers.responder.next(), i, WcStatus.SUCCESS, WcOpcode.SEND, 8);
+                WorkCompletion first = peers.initiator.next();
+                WcOpcode firstOpcode = first.opcode();
+                WorkCompletion second = peers.initiator.next();
+                assertThat(EnumSet.of(firstOpcode, second.opcode())).isEqualTo(EnumSet.of(WcOpcode.SEND,
+                        WcOpcode.RECV));
+                peers.initiator.postReceive(initiatorBuffer, 0, 8, 0);
+            }
+        }
+    }
+
+    @Test
     void zeroLengthWritesAndReadsCheckNoStag() throws Exception {
         try (Peers peers = new Peers(transport, 8)) {
             MemoryRegion doorbell = peers.responder.region(8, Access.LOCAL_WRITE);
