@@ -33,9 +33,17 @@ public final class Exs {
         return new ExsMemory(pd.register(memory, EnumSet.of(Access.LOCAL_WRITE, Access.MW_BIND)));
     }
 
-    /** An event queue ({@code exs_qcreate}): its sockets' operations complete on it. */
+    /**
+     * An event queue ({@code exs_qcreate}) driven by the threads that dequeue or await on it: its sockets'
+     * operations complete on it.
+     */
     public ExsQueue createQueue() {
-        return new ExsQueue(this);
+        return new ExsQueue(this, ExsQueue.Driver.CALLER);
+    }
+
+    /** An event queue driven as {@code driver} says. */
+    public ExsQueue createQueue(ExsQueue.Driver driver) {
+        return new ExsQueue(this, driver);
     }
 
     /** A new socket whose events go to {@code queue} ({@code exs_socket}). */

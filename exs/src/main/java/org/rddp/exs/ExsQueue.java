@@ -4,36 +4,73 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.rddp.verbs.CompletionQueue;
 import org.rddp.verbs.WorkCompletion;
 
 /**
  * An event queue ({@code exs_qcreate}): the events of its sockets' operations, each carrying its caller's handle.
- * The EXS protocol moves forward while a thread dequeues: matching advertisements with receives, starting the
- * reads, acknowledging. So a program keeps dequeuing while it expects something to happen, as with an asynchronous
- * sockets API; the connections' transport runs as its connection manager's progress says.
+ * What moves the EXS protocol forward (matching advertisements with receives, starting reads, acknowledging) is
+ * chosen when the queue is made ({@link Driver}): the threads that dequeue or wait on it, or a thread of its own.
+ * The connections' transport runs as its connection manager's progress says (a queue with a thread of its own needs
+ * a transport whose loops have threads of their own).
  *
- * <p>All the state of the queue's sockets is guarded by one lock, held briefly by the dequeuing thread and by
- * callers of the sockets' methods; the transport's loop threads take it only to hand over connection events.
+ * <p>Operations started with a future ({@link ExsSocket#sendAsync} and the like) complete their future instead of
+ * queuing an event; the future's dependent actions run on a virtual thread of their own, never under the queue's
+ * lock. {@link #await} waits for such a future, moving the protocol meanwhile when the queue is driven by its
+ * callers.
+ *
+ * <p>All the state of the queue's sockets is guarded by one lock, held briefly by the thread moving the protocol
+ * and by callers of the sockets' methods; the transport's loop threads take it only to hand over connection events.
  */
-public final class ExsQueue {
+public final class ExsQueue implements AutoCloseable {
     /** Completions the queue's sockets may have outstanding together (every socket bounds its own). */
     static final int COMPLETIONS = 16_384;
+    /** Where the futures' dependent actions run: never under the lock. */
+    private static final Executor COMPLETER = Executors.newVirtualThreadPerTaskExecutor();
+    /** How long the queue's own thread waits on the completion queue before it looks again. */
+    private static final Duration FOREVER = Duration.ofDays(1);
+
+    /** What moves the protocol of a queue's sockets. */
+    public enum Driver {
+        /** The threads that call {@link #dequeue} or {@link #await}: nothing moves while none does. */
+        CALLER,
+        /** A virtual thread of the queue's own, until {@link #close}: futures complete without anyone waiting. */
+        THREAD
+    }
+
     final Exs exs;
     final ReentrantLock lock = new ReentrantLock();
     final CompletionQueue cq;
+    private final Driver driver;
+    private final Condition eventsArrived = lock.newCondition();
     private final ArrayDeque<ExsEvent> events = new ArrayDeque<>();
     private final Map<Integer, ExsConnection> byQueuePair = new HashMap<>();
     private final WorkCompletion[] batch = new WorkCompletion[32];
+    private final Thread thread;
     private Thread progressing;
+    private volatile boolean closed;
 
-    ExsQueue(Exs exs) {
+    ExsQueue(Exs exs, Driver driver) {
         this.exs = exs;
+        this.driver = driver;
         this.cq = exs.device().createCompletionQueue(COMPLETIONS);
         for (int i = 0; i < batch.length; i++) {
             batch[i] = new WorkCompletion();
         }
+        this.thread = driver == Driver.THREAD ? Thread.ofVirtual().name("exs-queue").start(this::drive) : null;
+    }
+
+    /** What moves the protocol of this queue's sockets. */
+    public Driver driver() {
+        return driver;
     }
 
     /**
@@ -49,12 +86,22 @@ public final class ExsQueue {
         while (true) {
             lock.lock();
             try {
-                progress();
+                if (driver == Driver.CALLER) {
+                    progress();
+                }
                 while (taken < into.length && !events.isEmpty()) {
                     into[taken++] = events.poll();
                 }
-                if (taken >= min) {
+                long left = deadline - System.nanoTime();
+                if (taken >= min || left <= 0) {
                     return taken;
+                }
+                if (driver == Driver.THREAD) {
+                    if (closed) {
+                        return taken;
+                    }
+                    eventsArrived.awaitNanos(left);
+                    continue;
                 }
                 cq.requestNotification(false);
                 if (progress() > 0 || !events.isEmpty()) {
@@ -63,11 +110,87 @@ public final class ExsQueue {
             } finally {
                 lock.unlock();
             }
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                return taken;
+            cq.awaitNotification(Duration.ofNanos(deadline - System.nanoTime()));
+        }
+    }
+
+    /**
+     * Waits up to {@code timeout} for an operation's future ({@link ExsSocket#sendAsync} and the like), moving the
+     * protocol meanwhile when the queue is driven by its callers; on a virtual thread, waiting parks it. Returns the
+     * event.
+     *
+     * @throws ExsException     the operation failed: why, naming the socket
+     * @throws TimeoutException it did not finish within the timeout
+     */
+    public ExsEvent await(CompletableFuture<ExsEvent> future, Duration timeout) throws ExsException,
+            InterruptedException, TimeoutException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        if (driver == Driver.CALLER) {
+            future.whenComplete((event, failed) -> cq.signal());
+            while (!future.isDone()) {
+                lock.lock();
+                try {
+                    progress();
+                    cq.requestNotification(false);
+                    if (progress() > 0) {
+                        continue;
+                    }
+                } finally {
+                    lock.unlock();
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new TimeoutException("nothing within " + timeout);
+                }
+                if (!future.isDone()) {
+                    cq.awaitNotification(Duration.ofNanos(left));
+                }
             }
-            cq.awaitNotification(Duration.ofNanos(left));
+        }
+        try {
+            return future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof ExsException failure) {
+                throw failure;
+            }
+            throw new ExsException("the operation failed", e.getCause());
+        }
+    }
+
+    /** Stops the queue's own thread, if it has one; its sockets' operations no longer move. */
+    @Override
+    public void close() throws InterruptedException {
+        closed = true;
+        cq.signal();
+        lock.lock();
+        try {
+            eventsArrived.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        if (thread != null) {
+            thread.join();
+        }
+    }
+
+    /** The queue's own thread: moves the protocol whenever a completion or a signal comes. */
+    private void drive() {
+        try {
+            while (!closed) {
+                lock.lock();
+                try {
+                    progress();
+                    cq.requestNotification(false);
+                    if (progress() > 0) {
+                        continue;
+                    }
+                } finally {
+                    lock.unlock();
+                }
+                cq.awaitNotification(FOREVER);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
@@ -92,10 +215,19 @@ public final class ExsQueue {
         return handled;
     }
 
-    /** Adds an event; wakes a waiting dequeuer unless it is the caller. Under the lock. */
+    /**
+     * Delivers an event: completes its operation's future (on another thread), or queues it and wakes a waiting
+     * dequeuer unless it is the caller. Under the lock.
+     */
     void post(ExsEvent event) {
+        if (event.context() instanceof Completion completion) {
+            COMPLETER.execute(() -> completion.finish(event));
+            return;
+        }
         events.add(event);
-        if (progressing != Thread.currentThread()) {
+        if (driver == Driver.THREAD) {
+            eventsArrived.signalAll();
+        } else if (progressing != Thread.currentThread()) {
             cq.signal();
         }
     }
@@ -108,5 +240,16 @@ public final class ExsQueue {
     /** Stops routing {@code queuePair}'s completions. Under the lock. */
     void detach(int queuePair) {
         byQueuePair.remove(queuePair);
+    }
+
+    /** An operation's future, given as its context: its event completes it instead of being queued. */
+    static final class Completion extends CompletableFuture<ExsEvent> {
+        void finish(ExsEvent event) {
+            if (event.ok()) {
+                complete(event);
+            } else {
+                completeExceptionally(event.error());
+            }
+        }
     }
 }

@@ -7,6 +7,7 @@ import java.util.ArrayDeque;
 import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.rddp.exs.ExsConnection.RecvOp;
 import org.rddp.exs.ExsConnection.SendOp;
@@ -304,6 +305,41 @@ public final class ExsSocket {
         } finally {
             queue.lock.unlock();
         }
+    }
+
+    /** As {@link #connect}, completing the future returned instead of queuing the event. */
+    public CompletableFuture<ExsEvent> connectAsync(SocketAddress remote) {
+        ExsQueue.Completion completion = new ExsQueue.Completion();
+        connect(remote, completion);
+        return completion;
+    }
+
+    /** As {@link #accept}, completing the future returned (its event's socket is the new one). */
+    public CompletableFuture<ExsEvent> acceptAsync() {
+        ExsQueue.Completion completion = new ExsQueue.Completion();
+        accept(completion);
+        return completion;
+    }
+
+    /** As {@link #send(ExsMemory, long, int, Object)}, completing the future returned. */
+    public CompletableFuture<ExsEvent> sendAsync(ExsMemory memory, long offset, int length) {
+        ExsQueue.Completion completion = new ExsQueue.Completion();
+        send(memory, offset, length, completion);
+        return completion;
+    }
+
+    /** As {@link #recv(ExsMemory, long, int, Object)}, completing the future returned. */
+    public CompletableFuture<ExsEvent> recvAsync(ExsMemory memory, long offset, int length) {
+        ExsQueue.Completion completion = new ExsQueue.Completion();
+        recv(memory, offset, length, completion);
+        return completion;
+    }
+
+    /** As {@link #close}, completing the future returned. */
+    public CompletableFuture<ExsEvent> closeAsync() {
+        ExsQueue.Completion completion = new ExsQueue.Completion();
+        close(completion);
+        return completion;
     }
 
     /** Where the socket is in its life. */

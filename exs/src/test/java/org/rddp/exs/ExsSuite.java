@@ -6,9 +6,18 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.net.SocketAddress;
+import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -342,6 +351,53 @@ abstract class ExsSuite {
             assertThat(ends.next(ends.clientQueue, ExsEvent.Type.SEND).error()).isNull();
         }
         assertThat(sink.segment().asSlice(0, 11_000).mismatch(source.segment().asSlice(0, 11_000))).isEqualTo(-1);
+    }
+
+    @Test
+    void aServerAndAClientOnVirtualThreadsWithQueuesOfTheirOwn() throws Exception {
+        Exs serverExs = Exs.init(transport.responder());
+        Exs clientExs = Exs.init(transport.initiator());
+        try (ExsQueue serverQueue = serverExs.createQueue(ExsQueue.Driver.THREAD);
+                ExsQueue clientQueue = clientExs.createQueue(ExsQueue.Driver.THREAD)) {
+            SocketAddress address = transport.nextAddress();
+            ExsSocket listening = serverExs.socket(serverQueue);
+            listening.bind(address);
+            listening.listen(1);
+            ExsMemory message = clientExs.register(pattern(10_000, 3));
+            ExsMemory buffer = serverExs.register(Arena.ofAuto().allocate(10_000));
+            ExsSocket client = clientExs.socket(clientQueue);
+            try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+                Future<ExsEvent> served = threads.submit(() -> {
+                    ExsSocket peer = listening.acceptAsync().get().socket();
+                    return peer.recvAsync(buffer, 0, 10_000).get();
+                });
+                client.connectAsync(address).get(10, TimeUnit.SECONDS);
+                assertThat(client.sendAsync(message, 0, 10_000).get(10, TimeUnit.SECONDS).length())
+                        .isEqualTo(10_000);
+                assertThat(served.get(10, TimeUnit.SECONDS).length()).isEqualTo(10_000);
+            }
+            assertThat(buffer.segment().mismatch(message.segment())).isEqualTo(-1);
+            CompletableFuture<ExsEvent> pending = client.recvAsync(message, 0, 16);
+            client.closeAsync().get(10, TimeUnit.SECONDS);
+            assertThatThrownBy(() -> pending.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                    .cause().isInstanceOf(ExsException.class).hasMessageContaining("closed before it finished");
+        }
+    }
+
+    @Test
+    void awaitingAFutureMovesAQueueItsCallersDrive() throws Exception {
+        Ends ends = new Ends(transport);
+        ExsMemory message = ends.clientExs.register(pattern(100_000, 4));
+        ExsMemory buffer = ends.serverExs.register(Arena.ofAuto().allocate(100_000));
+        CompletableFuture<ExsEvent> sent = ends.client.sendAsync(message, 0, 100_000);
+        CompletableFuture<ExsEvent> received = ends.server.recvAsync(buffer, 0, 100_000);
+        // the receiver's wait alone moves its side: it matches, reads and acknowledges
+        assertThat(ends.serverQueue.await(received, Ends.BOUND).length()).isEqualTo(100_000);
+        assertThat(ends.clientQueue.await(sent, Ends.BOUND).length()).isEqualTo(100_000);
+        assertThat(buffer.segment().mismatch(message.segment())).isEqualTo(-1);
+        CompletableFuture<ExsEvent> never = ends.server.recvAsync(buffer, 0, 1);
+        assertThatThrownBy(() -> ends.serverQueue.await(never, Duration.ofMillis(50)))
+                .isInstanceOf(TimeoutException.class);
     }
 
     /** A segment of {@code size} octets of a pattern seeded by {@code seed}. */
