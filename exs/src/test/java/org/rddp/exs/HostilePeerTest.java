@@ -1,0 +1,197 @@
+package org.rddp.exs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.SocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.rddp.verbs.QpState;
+import org.rddp.verbs.WcOpcode;
+import org.rddp.verbs.WcStatus;
+import org.rddp.verbs.WorkCompletion;
+import org.rddp.verbs.testing.InMemoryTransport;
+
+/**
+ * What a peer that breaks the EXS protocol gets: the connection ends with a clear error on every outstanding
+ * operation and a CLOSE event saying why, memory outside what was advertised or posted is never touched, and the
+ * listener keeps serving.
+ */
+class HostilePeerTest {
+    private static final Duration BOUND = Duration.ofSeconds(10);
+    private static final byte CANARY = (byte) 0x5A;
+
+    private InMemoryTransport transport;
+    private Exs exs;
+    private ExsQueue queue;
+    private ExsSocket listening;
+    private SocketAddress address;
+    private final List<ExsEvent> events = new ArrayList<>();
+
+    @BeforeEach
+    void listen() throws Exception {
+        transport = new InMemoryTransport(4096, 64);
+        exs = Exs.init(transport.responder());
+        queue = exs.createQueue();
+        address = transport.nextAddress();
+        listening = exs.socket(queue);
+        listening.setOption(ExsOption.CREDITS, 2);
+        listening.bind(address);
+        listening.listen(4);
+    }
+
+    @AfterEach
+    void stop() {
+        transport.close();
+    }
+
+    /** A raw peer connected to an accepted EXS socket. */
+    private record Pair(RawPeer peer, ExsSocket socket) {
+    }
+
+    private Pair connect() throws Exception {
+        listening.accept("accept");
+        RawPeer peer = RawPeer.connect(transport.initiator(), address, RawPeer.hello(2, 64));
+        ExsEvent accepted = next(ExsEvent.Type.ACCEPT);
+        assertThat(accepted.error()).isNull();
+        return new Pair(peer, accepted.socket());
+    }
+
+    @Test
+    void advertisementsBeyondTheCreditsEndTheConnection() throws Exception {
+        Pair pair = connect();
+        ExsMemory sink = exs.register(Arena.ofAuto().allocate(64));
+        for (int sequence = 0; sequence < 3; sequence++) {
+            pair.peer.send(RawPeer.advertisement(0, sequence, 16, pair.peer.block.rkey(), 0, 0));
+        }
+        ExsEvent closed = next(ExsEvent.Type.CLOSE);
+        assertThat(closed.error()).hasMessageContaining("beyond the 2 credits");
+        assertThat(pair.socket.state()).isEqualTo(ExsSocket.State.CLOSED);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> pair.socket.recv(sink, 0, 8, null))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("is closed (")
+                .hasMessageContaining("beyond the 2 credits");
+        long deadline = System.nanoTime() + BOUND.toNanos();
+        while (pair.peer.qp.state() == QpState.RTS && System.nanoTime() < deadline) {
+            Thread.onSpinWait(); // the peer learns of the aborted stream on its own thread
+        }
+        assertThat(pair.peer.qp.state()).as("the peer's end of the connection").isNotEqualTo(QpState.RTS);
+    }
+
+    @Test
+    void anAcknowledgementOfNothingEndsTheConnectionAndFailsWhatIsOutstanding() throws Exception {
+        Pair pair = connect();
+        ExsMemory sink = exs.register(Arena.ofAuto().allocate(64));
+        pair.socket.recv(sink, 0, 64, "waiting");
+        byte[] ack = new byte[16];
+        new ExsMessage.Acknowledgement(0, 7, 10, 0).encode(MemorySegment.ofArray(ack), 0);
+        pair.peer.send(ack);
+        ExsEvent failed = next(ExsEvent.Type.RECV);
+        assertThat(failed.context()).isEqualTo("waiting");
+        assertThat(failed.error()).hasMessageContaining("an acknowledgement of advertisement 7, which is not "
+                + "outstanding");
+        assertThat(next(ExsEvent.Type.CLOSE).error()).hasMessageContaining("broke the EXS protocol");
+    }
+
+    @Test
+    void garbageAndAnUnknownTypeEndTheConnection() throws Exception {
+        Pair pair = connect();
+        pair.peer.send(new byte[] {1, 9, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0});
+        assertThat(next(ExsEvent.Type.CLOSE).error()).hasMessageContaining("unknown type 9");
+        Pair second = connect(); // the listener serves the next peer
+        second.peer.send(new byte[] {7});
+        assertThat(next(ExsEvent.Type.CLOSE).error()).hasMessageContaining("shorter than any header");
+    }
+
+    @Test
+    void anAdvertisementOfMemoryThePeerNeverRegisteredFailsTheReceiveAndTouchesNothingElse() throws Exception {
+        Pair pair = connect();
+        MemorySegment memory = Arena.ofAuto().allocate(3 * 64);
+        memory.fill(CANARY);
+        ExsMemory registered = exs.register(memory);
+        pair.socket.recv(registered, 64, 64, "into the middle");
+        pair.peer.send(RawPeer.advertisement(0, 0, 64, 0x7777_7700, 0, 0));
+        ExsEvent failed = next(ExsEvent.Type.RECV);
+        assertThat(failed.context()).isEqualTo("into the middle");
+        assertThat(failed.error()).isNotNull();
+        // the peer's Terminate or the failed read's completion, whichever is seen first, says why
+        assertThat(next(ExsEvent.Type.CLOSE).error().getMessage())
+                .containsAnyOf("Invalid STag", "a read of the peer's data failed");
+        MemorySegment canaries = Arena.ofAuto().allocate(3 * 64).fill(CANARY);
+        assertThat(memory.mismatch(canaries)).as("no octet changed").isEqualTo(-1);
+    }
+
+    @Test
+    void aReadOutsideTheAdvertisedBlockGetsNothingOfIt() throws Exception {
+        Pair pair = connect();
+        MemorySegment memory = ExsSuite.pattern(4096, 17);
+        ExsMemory registered = exs.register(memory);
+        pair.socket.send(registered, 1024, 100, "offered"); // more than the immediate 64: read through a window
+        WorkCompletion advert = pair.peer.next(BOUND);
+        assertThat(advert.opcode()).isEqualTo(WcOpcode.RECV);
+        ExsMessage.Advertisement offered = (ExsMessage.Advertisement) ExsMessage.decode(
+                pair.peer.received(advert), 0, (int) advert.byteLength());
+        assertThat(offered.length()).isEqualTo(100);
+        assertThat(pair.peer.read(offered.stag(), offered.taggedOffset() + 50, 100)).isZero(); // 50 past its end
+        WorkCompletion read = pair.peer.next(BOUND);
+        assertThat(read.opcode()).isEqualTo(WcOpcode.RDMA_READ);
+        assertThat(read.status()).isNotEqualTo(WcStatus.SUCCESS);
+        MemorySegment untouched = Arena.ofAuto().allocate(4096);
+        assertThat(pair.peer.sink.memory().mismatch(untouched)).as("nothing was read").isEqualTo(-1);
+        ExsEvent failed = next(ExsEvent.Type.SEND);
+        assertThat(failed.context()).isEqualTo("offered");
+        assertThat(failed.error()).isNotNull();
+        assertThat(next(ExsEvent.Type.CLOSE).error()).isNotNull();
+    }
+
+    @Test
+    void aPeerThatVanishesMidTransferFailsWhatIsOutstanding() throws Exception {
+        Pair pair = connect();
+        ExsMemory registered = exs.register(ExsSuite.pattern(4096, 3));
+        pair.socket.send(registered, 0, 4096, "offered");
+        pair.socket.recv(registered, 0, 16, "waiting");
+        assertThat(pair.peer.next(BOUND).opcode()).isEqualTo(WcOpcode.RECV); // the advertisement came
+        pair.peer.qp.modify(QpState.ERROR);
+        List<ExsEvent> failed = List.of(next(ExsEvent.Type.SEND), next(ExsEvent.Type.RECV));
+        for (ExsEvent event : failed) {
+            assertThat(event.error()).as("%s", event).hasMessageContaining("the connection failed");
+        }
+        assertThat(next(ExsEvent.Type.CLOSE).error()).hasMessageContaining("the connection failed");
+    }
+
+    @Test
+    void aStrangerIsRefusedAndTheListenerServesTheNextPeer() throws Exception {
+        listening.accept("accept");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> RawPeer.connect(transport.initiator(), address,
+                "GET / HTTP/1.1".getBytes(java.nio.charset.StandardCharsets.US_ASCII)))
+                .hasMessageContaining("reject");
+        RawPeer peer = RawPeer.connect(transport.initiator(), address, RawPeer.hello(2, 64));
+        ExsEvent accepted = next(ExsEvent.Type.ACCEPT);
+        assertThat(accepted.context()).isEqualTo("accept");
+        assertThat(accepted.error()).isNull();
+        assertThat(peer.qp.state()).isEqualTo(QpState.RTS);
+    }
+
+    /** The next event of {@code type}, keeping the others. */
+    private ExsEvent next(ExsEvent.Type type) throws InterruptedException {
+        long deadline = System.nanoTime() + BOUND.toNanos();
+        ExsEvent[] into = new ExsEvent[8];
+        while (true) {
+            for (int i = 0; i < events.size(); i++) {
+                if (events.get(i).type() == type) {
+                    return events.remove(i);
+                }
+            }
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                throw new AssertionError("no " + type + " event within " + BOUND + "; kept " + events);
+            }
+            int taken = queue.dequeue(into, 1, Duration.ofNanos(left));
+            events.addAll(java.util.Arrays.asList(into).subList(0, taken));
+        }
+    }
+}
