@@ -59,8 +59,10 @@ final class RawPeer {
         CompletionQueue cq = device.createCompletionQueue(256);
         QueuePair qp = pd.createQueuePair(new QpAttributes(cq, cq, null, 64, RECEIVES, 1, true, null));
         RawPeer peer = new RawPeer(qp, cq, pd);
-        manager.connect(qp, address, new ConnectOptions(org.rddp.wire.PrivateData.of(hello), true, 4, 4, false,
-                Set.of(), Duration.ofSeconds(10))).get(10, java.util.concurrent.TimeUnit.SECONDS);
+        // a thread that drives manual loops runs them while it waits
+        org.rddp.loop.Loop.joinOwned(manager.connect(qp, address, new ConnectOptions(
+                org.rddp.wire.PrivateData.of(hello), true, 4, 4, false, Set.of(), Duration.ofSeconds(10))),
+                Duration.ofSeconds(10));
         return peer;
     }
 
@@ -88,6 +90,18 @@ final class RawPeer {
         new ExsMessage.Advertisement(flags, sequence, length, stag, to, placement)
                 .encode(MemorySegment.ofArray(octets), 0);
         return octets;
+    }
+
+    /** The next completion there is now, or null. */
+    WorkCompletion poll() {
+        WorkCompletion completion = new WorkCompletion();
+        if (!cq.poll(completion)) {
+            return null;
+        }
+        if (completion.opcode() == WcOpcode.RECV && completion.status() == org.rddp.verbs.WcStatus.SUCCESS) {
+            repost((int) completion.wrId());
+        }
+        return completion;
     }
 
     /** The next completion within {@code bound}, or null. */
