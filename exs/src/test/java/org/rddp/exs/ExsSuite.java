@@ -25,7 +25,8 @@ import org.rddp.verbs.testing.TransportFixture;
 
 /** EXS sockets end to end over one transport: data verified, credits, immediate data, close and misuse. */
 abstract class ExsSuite {
-    private TransportFixture transport;
+    /** The fixture of the test running. */
+    TransportFixture transport;
 
     /** A fresh fixture of the transport under test. */
     abstract TransportFixture transport() throws Exception;
