@@ -7,4 +7,6 @@ module org.rddp.transport.mpa {
     requires transitive org.rddp.verbs;
 
     exports org.rddp.transport.mpa;
+
+    provides org.rddp.verbs.TransportProvider with org.rddp.transport.mpa.MpaTransportProvider;
 }

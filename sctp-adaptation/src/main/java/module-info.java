@@ -9,4 +9,6 @@ module org.rddp.transport.sctp {
     exports org.rddp.transport.sctp;
     exports org.rddp.transport.sctp.usrsctp;
     exports org.rddp.transport.sctp.kernel;
+
+    provides org.rddp.verbs.TransportProvider with org.rddp.transport.sctp.SctpTransportProvider;
 }

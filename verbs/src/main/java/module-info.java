@@ -7,4 +7,6 @@ module org.rddp.verbs {
     requires org.jctools.core;
 
     exports org.rddp.verbs;
+
+    uses org.rddp.verbs.TransportProvider;
 }

@@ -1,31 +1,105 @@
 package org.rddp.exs;
 
+import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.URI;
 import java.util.EnumSet;
 import org.rddp.verbs.Access;
 import org.rddp.verbs.ConnectionManager;
 import org.rddp.verbs.ProtectionDomain;
 import org.rddp.verbs.RdmaDevice;
+import org.rddp.verbs.TransportProvider;
 
 /**
  * The Extended Sockets API over this stack ({@code exs_init}): one per transport a program uses. It registers
  * memory, makes event queues and sockets; the transport is the connection manager given here (TCP/MPA, SCTP, or the
  * in-memory LLP), so an EXS program is the same over each.
  */
-public final class Exs {
+public final class Exs implements AutoCloseable {
     private final ConnectionManager manager;
+    private final String scheme;
+    private final boolean owned;
     private final RdmaDevice device;
     private final ProtectionDomain pd;
 
-    private Exs(ConnectionManager manager, String name) {
+    private Exs(ConnectionManager manager, String scheme, boolean owned) {
         this.manager = manager;
-        this.device = new RdmaDevice(name);
+        this.scheme = scheme;
+        this.owned = owned;
+        this.device = new RdmaDevice("exs");
         this.pd = device.allocateProtectionDomain();
     }
 
-    /** EXS over the transport {@code manager} sets up connections on. */
+    /** EXS over the transport {@code manager} sets up connections on; the caller closes the manager. */
     public static Exs init(ConnectionManager manager) {
-        return new Exs(manager, "exs");
+        return new Exs(manager, null, false);
+    }
+
+    /**
+     * EXS over the installed transport the URI's scheme names ({@code mpa://}, {@code sctp://}, or {@code exs://}
+     * for {@link #defaultScheme()}), its connections leaving from the URI's host (loopback when it has none), as in
+     * {@code Exs.open(URI.create("sctp://192.0.2.1"))}. {@link #close} closes the transport.
+     *
+     * @throws IllegalArgumentException when no such transport is installed
+     * @throws IOException              when it cannot run here, saying why
+     */
+    public static Exs open(URI local) throws IOException {
+        String scheme = local.getScheme() == null || local.getScheme().equals("exs") ? defaultScheme()
+                : local.getScheme();
+        TransportProvider provider = TransportProvider.forScheme(scheme);
+        String unavailable = provider.unavailable();
+        if (unavailable != null) {
+            throw new IOException("the " + scheme + " transport cannot run here: " + unavailable);
+        }
+        InetAddress address = local.getHost() == null ? InetAddress.getLoopbackAddress()
+                : InetAddress.getByName(local.getHost());
+        return new Exs(provider.open(address), provider.scheme(), true);
+    }
+
+    /**
+     * The transport this machine has for EXS: {@code sctp} where SCTP runs (the kernel's, or usrsctp's library),
+     * else {@code mpa}.
+     */
+    public static String defaultScheme() {
+        for (TransportProvider provider : TransportProvider.installed()) {
+            if (provider.scheme().equals("sctp") && provider.unavailable() == null) {
+                return "sctp";
+            }
+        }
+        return "mpa";
+    }
+
+    /** The transport's URI scheme, or null for one given as a connection manager. */
+    public String scheme() {
+        return scheme;
+    }
+
+    /** Closes the transport, if {@link #open} made it: every connection on it ends. */
+    @Override
+    public void close() throws IOException {
+        if (owned) {
+            manager.close();
+        }
+    }
+
+    /**
+     * The socket address a URI names ({@code sctp://host:port}), checking that its scheme is this transport's.
+     *
+     * @throws IllegalArgumentException when it names another transport or no port
+     */
+    SocketAddress address(URI uri) {
+        if (uri.getScheme() != null && scheme != null && !uri.getScheme().equalsIgnoreCase(scheme)
+                && !uri.getScheme().equals("exs")) {
+            throw new IllegalArgumentException(uri + " names the " + uri.getScheme() + " transport; this EXS runs "
+                    + "over " + scheme);
+        }
+        if (uri.getHost() == null || uri.getPort() < 0) {
+            throw new IllegalArgumentException(uri + " names no host and port");
+        }
+        return new InetSocketAddress(uri.getHost(), uri.getPort());
     }
 
     /** Registers {@code memory} for sends and receives ({@code exs_mregister}). */

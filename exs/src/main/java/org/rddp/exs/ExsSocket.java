@@ -2,12 +2,14 @@ package org.rddp.exs;
 
 import java.io.IOException;
 import java.net.SocketAddress;
+import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.rddp.exs.ExsConnection.RecvOp;
 import org.rddp.exs.ExsConnection.SendOp;
@@ -128,6 +130,11 @@ public final class ExsSocket {
         }
     }
 
+    /** Binds to the address a URI names ({@code sctp://0.0.0.0:7000}); its scheme must be the transport's. */
+    public void bind(URI address) {
+        bind(exs.address(address));
+    }
+
     /**
      * Takes connections at the bound address ({@code exs_listen}); up to {@code backlog} wait for an
      * {@link #accept}, more are refused.
@@ -195,6 +202,16 @@ public final class ExsSocket {
         } finally {
             queue.lock.unlock();
         }
+    }
+
+    /** Connects to the EXS listener a URI names ({@code sctp://host:port}); its scheme must be the transport's. */
+    public void connect(URI remote, Object context) {
+        connect(exs.address(remote), context);
+    }
+
+    /** As {@link #connect(URI, Object)}, completing the future returned. */
+    public CompletableFuture<ExsEvent> connectAsync(URI remote) {
+        return connectAsync(exs.address(remote));
     }
 
     /**
@@ -400,8 +417,10 @@ public final class ExsSocket {
             }
             ExsHello peerHello = null;
             if (failed != null) {
-                failure = new ExsException(this + ": connecting to " + peer + " failed: " + failed.getMessage(),
-                        failed);
+                Throwable cause = failed instanceof CompletionException && failed.getCause() != null
+                        ? failed.getCause() : failed;
+                failure = new ExsException(this + ": connecting to " + peer + " failed: " + (cause.getMessage() != null
+                        ? cause.getMessage() : cause.toString()), cause);
             } else {
                 try {
                     peerHello = ExsHello.decode(made.parameters().remotePrivateData());

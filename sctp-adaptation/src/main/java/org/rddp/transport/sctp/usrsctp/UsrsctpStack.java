@@ -73,6 +73,11 @@ public final class UsrsctpStack implements SctpStack {
         this.remoteUdpPort = remoteUdpPort;
     }
 
+    /** Why usrsctp cannot be used here (its library did not load), or null if it can. */
+    public static String unavailable() {
+        return Usrsctp.unavailable();
+    }
+
     /** SCTP over UDP (RFC 6951) on this process's usrsctp stack, started on first use, to peers in this process. */
     public static UsrsctpStack udp() throws IOException {
         start();

@@ -1,0 +1,47 @@
+package org.rddp.verbs;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.ServiceLoader;
+
+/**
+ * A transport that makes connection managers, found by its URI scheme ({@code mpa}, {@code sctp}) through
+ * {@link ServiceLoader}: a layer above verbs (the Extended Sockets API) picks a transport by name without depending
+ * on any.
+ */
+public interface TransportProvider {
+    /** The URI scheme that names this transport. */
+    String scheme();
+
+    /** Why this transport cannot run on this machine, or null when it can. */
+    String unavailable();
+
+    /** A connection manager whose connections leave from {@code localAddress}. */
+    ConnectionManager open(InetAddress localAddress) throws IOException;
+
+    /** The transports installed, in the order the service loader finds them. */
+    static List<TransportProvider> installed() {
+        List<TransportProvider> providers = new ArrayList<>();
+        ServiceLoader.load(TransportProvider.class, TransportProvider.class.getClassLoader())
+                .forEach(providers::add);
+        return providers;
+    }
+
+    /**
+     * The installed transport named {@code scheme}.
+     *
+     * @throws IllegalArgumentException when none is, naming those that are
+     */
+    static TransportProvider forScheme(String scheme) {
+        List<String> names = new ArrayList<>();
+        for (TransportProvider provider : installed()) {
+            if (provider.scheme().equalsIgnoreCase(scheme)) {
+                return provider;
+            }
+            names.add(provider.scheme());
+        }
+        throw new IllegalArgumentException("no transport '" + scheme + "' is installed; there are " + names);
+    }
+}
