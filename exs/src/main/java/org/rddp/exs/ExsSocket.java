@@ -13,6 +13,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.rddp.exs.ExsConnection.RecvOp;
 import org.rddp.exs.ExsConnection.SendOp;
+import org.rddp.llp.RtrType;
 import org.rddp.rdmap.TerminateHeader;
 import org.rddp.verbs.AcceptOptions;
 import org.rddp.verbs.ConnectOptions;
@@ -195,8 +196,10 @@ public final class ExsSocket {
             connectContext = context;
             ExsHello own = hello();
             connection = new ExsConnection(this, exs, queue, own.slots(), own.immediate(), this::event);
-            ConnectOptions connect = new ConnectOptions(own.encode(), true, own.slots(), own.slots(), false,
-                    Set.of(), CONNECT_TIMEOUT);
+            // peer-to-peer (RFC 6581): either side may send first, the accepting one too, which MPA's client-server
+            // model forbids until the initiator has sent (a zero-length RDMA Write or Read as the RTR frees it)
+            ConnectOptions connect = new ConnectOptions(own.encode(), true, own.slots(), own.slots(), true,
+                    Set.of(RtrType.WRITE, RtrType.READ), CONNECT_TIMEOUT);
             exs.manager().connect(connection.qp, remote, connect)
                     .whenComplete((made, failed) -> connected(made, failed, own));
         } finally {

@@ -62,6 +62,24 @@ abstract class ExsSuite {
     }
 
     @Test
+    void theAcceptingSideMaySendFirstWhileOnlyTheReceiverIsDriven() throws Exception {
+        Ends ends = new Ends(transport);
+        for (boolean persistent : new boolean[] {false, true}) {
+            ExsMemory source = ends.serverExs.register(pattern(4096, 21));
+            ExsMemory sink = ends.clientExs.register(Arena.ofAuto().allocate(4096));
+            ends.server.send(source, 0, 4096, "first", persistent ? EnumSet.of(ExsFlag.PERSISTENT)
+                    : EnumSet.noneOf(ExsFlag.class));
+            CompletableFuture<ExsEvent> received = ends.client.recvAsync(sink, 0, 4096);
+            // only the client's queue moves: the server's send went out when it was posted
+            assertThat(ends.clientQueue.await(received, Ends.BOUND).length()).isEqualTo(4096);
+            assertThat(sink.segment().mismatch(source.segment())).isEqualTo(-1);
+            if (!persistent) {
+                assertThat(ends.next(ends.serverQueue, ExsEvent.Type.SEND).context()).isEqualTo("first");
+            }
+        }
+    }
+
+    @Test
     void dataUpToTheSmallPacketSizeTravelsInTheAdvertisementAndLargerIsRead() throws Exception {
         int small = 100;
         Ends ends = new Ends(transport, socket -> socket.setOption(ExsOption.SMALL_PACKET_MAX_SIZE, small),
