@@ -5,6 +5,8 @@ module org.rddp.cli {
     requires org.rddp.transport.mpa;
     requires org.rddp.transport.sctp;
     requires org.rddp.check;
+    requires org.rddp.exs;
+    requires jdk.management; // the benchmarks' CPU time per gigabyte
     requires info.picocli;
     requires com.fasterxml.jackson.databind;
     requires org.jfree.jfreechart;

@@ -1,0 +1,462 @@
+package org.rddp.cli;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.rddp.exs.Exs;
+import org.rddp.exs.ExsEvent;
+import org.rddp.exs.ExsFlag;
+import org.rddp.exs.ExsMemory;
+import org.rddp.exs.ExsOption;
+import org.rddp.exs.ExsQueue;
+import org.rddp.exs.ExsSocket;
+import org.rddp.verbs.Access;
+import org.rddp.verbs.AcceptOptions;
+import org.rddp.verbs.CompletionQueue;
+import org.rddp.verbs.ConnectOptions;
+import org.rddp.verbs.ConnectionManager;
+import org.rddp.verbs.Listener;
+import org.rddp.verbs.MemoryRegion;
+import org.rddp.verbs.ProtectionDomain;
+import org.rddp.verbs.QpAttributes;
+import org.rddp.verbs.QueuePair;
+import org.rddp.verbs.RdmaDevice;
+import org.rddp.verbs.SendWorkRequest;
+import org.rddp.verbs.TransportProvider;
+import org.rddp.verbs.WcStatus;
+import org.rddp.verbs.WorkCompletion;
+import org.rddp.verbs.WorkOpcode;
+import org.rddp.wire.PrivateData;
+
+/**
+ * The paper's section 5 on loopback, both ends in this process: EXS throughput and one-way latency for normal,
+ * immediate and persistent sends over one transport, next to the same transport's RDMA Read bandwidth and a TCP
+ * socket's. Each point warms up for a while at its own size, then measures for the time asked.
+ */
+final class ExsBench {
+    /** How an EXS message travels. */
+    enum Mode {
+        /** Advertised, read by the receiver, acknowledged (section 3). */
+        NORMAL,
+        /** Inside its advertisement, copied out by the receiver (section 4.1). */
+        IMMEDIATE,
+        /** A persistent block the receiver reads again and again (section 4.2): no advertisements, no answers. */
+        PERSISTENT
+    }
+
+    /**
+     * One bandwidth point.
+     *
+     * @param series         what moved the data ("EXS normal over sctp", "RDMA Read over sctp", "TCP")
+     * @param bytes          message size
+     * @param mbps           MB/s (2^20 octets) the receiver took during the measured time
+     * @param cpuSecondsPerGb CPU time of the whole process (both ends, their transports) per 10^9 octets moved
+     */
+    record Bandwidth(String series, int bytes, double mbps, double cpuSecondsPerGb) {
+    }
+
+    /**
+     * One latency point.
+     *
+     * @param series what moved the data
+     * @param bytes  message size
+     * @param usec   one-way latency, the median: half a ping-pong round trip; for a persistent block, one receive
+     *               of it (one RDMA Read), which is what a receiver waits
+     */
+    record Latency(String series, int bytes, double usec) {
+    }
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+    private static final Duration WAIT = Duration.ofMillis(100);
+
+    private final String scheme;
+    private final Duration warmUp;
+    private final Duration measured;
+
+    ExsBench(String scheme, Duration warmUp, Duration measured) {
+        this.scheme = scheme;
+        this.warmUp = warmUp;
+        this.measured = measured;
+    }
+
+    // ---- EXS ----
+
+    /** Two connected EXS sockets in this process, each with its own queue, which the caller's threads drive. */
+    private final class Pair implements AutoCloseable {
+        final Exs serverExs;
+        final Exs clientExs;
+        final ExsQueue serverQueue;
+        final ExsQueue clientQueue;
+        final ExsSocket server;
+        final ExsSocket client;
+
+        Pair(int smallPacket, int credits) throws Exception {
+            URI local = URI.create(scheme + "://127.0.0.1");
+            serverExs = Exs.open(local);
+            clientExs = Exs.open(local);
+            serverQueue = serverExs.createQueue();
+            clientQueue = clientExs.createQueue();
+            URI address = URI.create(scheme + "://127.0.0.1:" + freePort());
+            ExsSocket listening = serverExs.socket(serverQueue);
+            listening.setOption(ExsOption.CREDITS, credits);
+            listening.setOption(ExsOption.SMALL_PACKET_MAX_SIZE, smallPacket);
+            listening.bind(address);
+            listening.listen(1);
+            CompletableFuture<ExsEvent> accepted = listening.acceptAsync();
+            client = clientExs.socket(clientQueue);
+            client.setOption(ExsOption.CREDITS, credits);
+            client.setOption(ExsOption.SMALL_PACKET_MAX_SIZE, smallPacket);
+            client.connectAsync(address).get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+            server = accepted.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS).socket();
+            listening.close(null);
+        }
+
+        @Override
+        public void close() throws IOException {
+            clientExs.close();
+            serverExs.close();
+        }
+    }
+
+    /** EXS throughput: {@code depth} messages of {@code size} octets in flight, each end on a thread of its own. */
+    Bandwidth exsBandwidth(Mode mode, int size, int depth) throws Exception {
+        try (Pair pair = new Pair(mode == Mode.IMMEDIATE ? size : 0, depth)) {
+            ExsMemory source = pair.clientExs.register(Arena.ofAuto().allocate((long) size * depth, 64));
+            ExsMemory sink = pair.serverExs.register(Arena.ofAuto().allocate((long) size * depth, 64));
+            Window window = new Window(warmUp, measured);
+            Thread sender = Thread.ofPlatform().name("exs-sender").start(() -> send(pair, mode, source, size, depth,
+                    window));
+            receive(pair, sink, size, depth, window);
+            sender.join();
+            if (window.failure != null) {
+                throw window.failure;
+            }
+            return window.bandwidth("EXS " + mode.name().toLowerCase() + " over " + scheme, size);
+        }
+    }
+
+    private static void send(Pair pair, Mode mode, ExsMemory source, int size, int depth, Window window) {
+        try {
+            if (mode == Mode.PERSISTENT) {
+                pair.client.send(source, 0, size, "block", EnumSet.of(ExsFlag.PERSISTENT));
+            } else {
+                for (int i = 0; i < depth; i++) {
+                    pair.client.send(source, (long) i * size, size, i);
+                }
+            }
+            ExsEvent[] events = new ExsEvent[64];
+            while (!window.over) {
+                int taken = pair.clientQueue.dequeue(events, 1, WAIT);
+                for (int i = 0; i < taken; i++) {
+                    ExsEvent event = events[i];
+                    if (!event.ok()) {
+                        throw event.error();
+                    }
+                    if (event.type() == ExsEvent.Type.SEND && !window.over) {
+                        int slot = (Integer) event.context();
+                        pair.client.send(source, (long) slot * size, size, slot);
+                    }
+                }
+            }
+        } catch (Exception e) {
+            window.failed(e);
+        }
+    }
+
+    private static void receive(Pair pair, ExsMemory sink, int size, int depth, Window window) {
+        try {
+            for (int i = 0; i < depth; i++) {
+                pair.server.recv(sink, (long) i * size, size, i);
+            }
+            ExsEvent[] events = new ExsEvent[64];
+            while (!window.over) {
+                int taken = pair.serverQueue.dequeue(events, 1, WAIT);
+                for (int i = 0; i < taken; i++) {
+                    ExsEvent event = events[i];
+                    if (!event.ok()) {
+                        throw event.error();
+                    }
+                    if (event.type() == ExsEvent.Type.RECV) {
+                        window.moved(event.length());
+                        int slot = (Integer) event.context();
+                        pair.server.recv(sink, (long) slot * size, size, slot);
+                    }
+                }
+                window.tick();
+            }
+        } catch (Exception e) {
+            window.failed(e);
+        }
+    }
+
+    /** EXS one-way latency over {@code iterations} messages after as many to warm up. */
+    Latency exsLatency(Mode mode, int size, int iterations) throws Exception {
+        try (Pair pair = new Pair(mode == Mode.IMMEDIATE ? size : 0, 4)) {
+            ExsMemory clientMemory = pair.clientExs.register(Arena.ofAuto().allocate(Math.max(1, size), 64));
+            ExsMemory serverMemory = pair.serverExs.register(Arena.ofAuto().allocate(Math.max(1, size), 64));
+            long[] samples = new long[iterations];
+            if (mode == Mode.PERSISTENT) {
+                pair.server.send(serverMemory, 0, size, "block", EnumSet.of(ExsFlag.PERSISTENT));
+                for (int i = -iterations; i < iterations; i++) {
+                    long start = System.nanoTime();
+                    pair.client.recv(clientMemory, 0, size, i);
+                    next(pair.clientQueue, ExsEvent.Type.RECV);
+                    if (i >= 0) {
+                        samples[i] = System.nanoTime() - start;
+                    }
+                }
+                return new Latency("EXS persistent over " + scheme, size, median(samples) / 1e3);
+            }
+            Window echo = new Window(Duration.ZERO, Duration.ZERO);
+            Thread echoer = Thread.ofPlatform().name("exs-echo").start(() -> echo(pair, serverMemory, size,
+                    2 * iterations, echo));
+            for (int i = -iterations; i < iterations; i++) {
+                long start = System.nanoTime();
+                pair.client.recv(clientMemory, 0, size, i);
+                pair.client.send(clientMemory, 0, size, i);
+                next(pair.clientQueue, ExsEvent.Type.RECV);
+                if (i >= 0) {
+                    samples[i] = System.nanoTime() - start;
+                }
+            }
+            echoer.join();
+            if (echo.failure != null) {
+                throw echo.failure;
+            }
+            return new Latency("EXS " + mode.name().toLowerCase() + " over " + scheme, size,
+                    median(samples) / 2e3);
+        }
+    }
+
+    private static void echo(Pair pair, ExsMemory memory, int size, int messages, Window window) {
+        try {
+            for (int i = 0; i < messages; i++) {
+                pair.server.recv(memory, 0, size, i);
+                next(pair.serverQueue, ExsEvent.Type.RECV);
+                pair.server.send(memory, 0, size, i);
+            }
+            next(pair.serverQueue, ExsEvent.Type.SEND); // the last reply was taken
+        } catch (Exception e) {
+            window.failed(e);
+        }
+    }
+
+    /** Dequeues busily until an event of {@code type} comes; other successful events pass. */
+    private static void next(ExsQueue queue, ExsEvent.Type type) throws Exception {
+        ExsEvent[] events = new ExsEvent[1];
+        long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (queue.dequeue(events, 0, Duration.ZERO) == 1) {
+                if (!events[0].ok()) {
+                    throw events[0].error();
+                }
+                if (events[0].type() == type) {
+                    return;
+                }
+            }
+        }
+        throw new TimeoutException("no " + type + " event within " + TIMEOUT);
+    }
+
+    // ---- the same transport's RDMA Read ----
+
+    /** RDMA Read bandwidth over the transport with verbs: {@code depth} Reads of {@code size} octets in flight. */
+    Bandwidth readBandwidth(int size, int depth) throws Exception {
+        TransportProvider provider = TransportProvider.forScheme(scheme);
+        InetAddress loopback = InetAddress.getLoopbackAddress();
+        try (ConnectionManager responder = provider.open(loopback);
+                ConnectionManager initiator = provider.open(loopback)) {
+            RdmaDevice serverDevice = new RdmaDevice("read-bw-server");
+            RdmaDevice clientDevice = new RdmaDevice("read-bw-client");
+            ProtectionDomain serverPd = serverDevice.allocateProtectionDomain();
+            ProtectionDomain clientPd = clientDevice.allocateProtectionDomain();
+            CompletionQueue serverCq = serverDevice.createCompletionQueue(16);
+            CompletionQueue clientCq = clientDevice.createCompletionQueue(2 * depth);
+            QueuePair serverQp = serverPd.createQueuePair(QpAttributes.of(serverCq, depth, 1));
+            QueuePair clientQp = clientPd.createQueuePair(QpAttributes.of(clientCq, depth, 1));
+            MemoryRegion block = serverPd.register(Arena.ofAuto().allocate(size, 64), EnumSet.of(Access.REMOTE_READ));
+            MemoryRegion sink = clientPd.register(Arena.ofAuto().allocate((long) size * depth, 64),
+                    EnumSet.of(Access.LOCAL_WRITE));
+            InetSocketAddress address = new InetSocketAddress(loopback, freePort());
+            CompletableFuture<Void> accepted = new CompletableFuture<>();
+            try (Listener listener = responder.listen(address, request -> request.accept(serverQp,
+                    new AcceptOptions(PrivateData.EMPTY, depth, depth)).whenComplete((made, failed) -> accepted
+                    .complete(null)))) {
+                initiator.connect(clientQp, address, ConnectOptions.of(depth, depth))
+                        .get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+                accepted.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+                SendWorkRequest read = new SendWorkRequest(1).opcode(WorkOpcode.RDMA_READ).signaled(true);
+                for (int i = 0; i < depth; i++) {
+                    clientQp.postSend(read.wrId(i).sge(0, sink, (long) i * size, size).remote(block.rkey(),
+                            block.iova()));
+                }
+                Window window = new Window(warmUp, measured);
+                WorkCompletion completion = new WorkCompletion();
+                while (!window.over) {
+                    if (!clientCq.poll(completion)) {
+                        window.tick();
+                        continue;
+                    }
+                    if (completion.status() != WcStatus.SUCCESS) {
+                        throw new IOException("an RDMA Read failed: " + completion.status());
+                    }
+                    window.moved(completion.byteLength());
+                    long slot = completion.wrId();
+                    clientQp.postSend(read.wrId(slot).sge(0, sink, slot * size, size).remote(block.rkey(),
+                            block.iova()));
+                    window.tick();
+                }
+                clientQp.disconnect();
+                return window.bandwidth("RDMA Read over " + scheme, size);
+            }
+        }
+    }
+
+    // ---- TCP ----
+
+    /** A TCP socket's throughput: writes of {@code size} octets for about the measured time, after a warm-up. */
+    static Bandwidth tcpBandwidth(int size, Duration warmUp, Duration measured) throws Exception {
+        try (ServerSocketChannel listening = ServerSocketChannel.open()
+                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+                SocketChannel client = Baselines.noDelay(SocketChannel.open(listening.getLocalAddress()));
+                SocketChannel server = listening.accept()) {
+            long warmUpIterations = Math.max(16, (long) (warmUp.toNanos() / 1e9 * 1e9 / size));
+            double rate = warmUpIterations / Math.max(1e-3, run(client, server, size, warmUpIterations)); // calibrates
+            long iterations = Math.max(16, (long) (rate * measured.toNanos() / 1e9));
+            long cpu = processCpu();
+            double seconds = run(client, server, size, iterations);
+            double bytes = (double) size * iterations;
+            return new Bandwidth("TCP", size, bytes / seconds / (1 << 20), (processCpu() - cpu) / 1e9 / (bytes / 1e9));
+        }
+    }
+
+    /** Moves {@code iterations} writes of {@code size} octets; returns the seconds it took. */
+    private static double run(SocketChannel client, SocketChannel server, int size, long iterations)
+            throws Exception {
+        CompletableFuture<Void> sunk = CompletableFuture.runAsync(() -> {
+            try {
+                Baselines.tcpSink(server, (long) size * iterations);
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }, runnable -> Thread.ofPlatform().name("tcp-sink").start(runnable));
+        long start = System.nanoTime();
+        Baselines.tcpSend(client, size, iterations);
+        double seconds = (System.nanoTime() - start) / 1e9;
+        sunk.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        return seconds;
+    }
+
+    /** A TCP socket's one-way latency: half the median ping-pong round trip. */
+    static Latency tcpLatency(int size, int iterations) throws Exception {
+        try (ServerSocketChannel listening = ServerSocketChannel.open()
+                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+                SocketChannel client = Baselines.noDelay(SocketChannel.open(listening.getLocalAddress()));
+                SocketChannel server = Baselines.noDelay(listening.accept())) {
+            int size1 = Math.max(1, size);
+            CompletableFuture<Void> echoed = CompletableFuture.runAsync(() -> {
+                try {
+                    Baselines.tcpEcho(server, size1, 2 * iterations, TIMEOUT);
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            }, runnable -> Thread.ofPlatform().name("tcp-echo").start(runnable));
+            Baselines.tcpPing(client, size1, iterations, TIMEOUT); // warm-up
+            PerfResult.Latency latency = Baselines.tcpPing(client, size1, iterations, TIMEOUT);
+            echoed.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+            return new Latency("TCP", size, latency.typicalUsec());
+        }
+    }
+
+    // ---- helpers ----
+
+    /**
+     * The measured window of a bandwidth run: octets counted once the warm-up is over, until the measured time is;
+     * CPU time of the process over the same window.
+     */
+    private static final class Window {
+        private final long warmEnd;
+        private final long end;
+        private long moved;
+        private long startBytes = -1;
+        private long startNanos;
+        private long startCpu;
+        private long endBytes;
+        private long endNanos;
+        private long endCpu;
+        volatile boolean over;
+        volatile Exception failure;
+
+        Window(Duration warmUp, Duration measured) {
+            long now = System.nanoTime();
+            this.warmEnd = now + warmUp.toNanos();
+            this.end = warmEnd + measured.toNanos();
+        }
+
+        void moved(long octets) {
+            moved += octets;
+        }
+
+        /** Marks the window's edges as time passes; ends it. */
+        void tick() {
+            long now = System.nanoTime();
+            if (startBytes < 0 && now >= warmEnd) {
+                startBytes = moved;
+                startNanos = now;
+                startCpu = processCpu();
+            } else if (startBytes >= 0 && now >= end && !over) {
+                endBytes = moved;
+                endNanos = now;
+                endCpu = processCpu();
+                over = true;
+            }
+        }
+
+        void failed(Exception e) {
+            failure = e;
+            over = true;
+        }
+
+        Bandwidth bandwidth(String series, int size) throws Exception {
+            if (failure != null) {
+                throw failure;
+            }
+            double bytes = endBytes - startBytes;
+            double seconds = (endNanos - startNanos) / 1e9;
+            return new Bandwidth(series, size, bytes / seconds / (1 << 20), (endCpu - startCpu) / 1e9
+                    / Math.max(1, bytes / 1e9));
+        }
+    }
+
+    private static long processCpu() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
+    }
+
+    private static long median(long[] samples) {
+        long[] sorted = samples.clone();
+        java.util.Arrays.sort(sorted);
+        return sorted[sorted.length / 2];
+    }
+
+    /** A port to listen on: free for TCP now; for usrsctp's own port space, one picked at random above the rest. */
+    private int freePort() throws IOException {
+        if (!scheme.equals("mpa")) {
+            return 40_000 + ThreadLocalRandom.current().nextInt(10_000);
+        }
+        try (ServerSocketChannel probe = ServerSocketChannel.open().bind(new InetSocketAddress(0))) {
+            return ((InetSocketAddress) probe.getLocalAddress()).getPort();
+        }
+    }
+}
