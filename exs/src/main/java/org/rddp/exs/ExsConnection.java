@@ -256,6 +256,7 @@ final class ExsConnection {
         unacknowledged.remove(ack.sequence());
         sendCredits++;
         retire(op);
+        op.done.run();
         ExsException error = switch (ack.status()) {
             case Acknowledgement.OK -> null;
             case Acknowledgement.NO_ROOM -> new ExsException(socket + ": the peer's persistent receive has no room "
@@ -584,10 +585,12 @@ final class ExsConnection {
         open = false;
         for (SendOp op : unacknowledged.values()) {
             ExsException error = op.persistent && graceful ? null : cancelled;
+            op.done.run();
             queue.post(new ExsEvent(ExsEvent.Type.SEND, socket, op.context, 0, error));
         }
         unacknowledged.clear();
         for (SendOp op : waitingSends) {
+            op.done.run();
             queue.post(new ExsEvent(ExsEvent.Type.SEND, socket, op.context, 0, cancelled));
         }
         waitingSends.clear();
@@ -655,6 +658,8 @@ final class ExsConnection {
         final boolean persistent;
         final boolean notify;
         final Object context;
+        /** What to do once the send is over, either way (a file's mapping is deregistered). */
+        Runnable done = () -> { };
         int window = -1;
         int stag;
 

@@ -92,26 +92,64 @@ public final class ExsQueue implements AutoCloseable {
                 while (taken < into.length && !events.isEmpty()) {
                     into[taken++] = events.poll();
                 }
-                long left = deadline - System.nanoTime();
-                if (taken >= min || left <= 0) {
+                if (taken >= min || !waitFor(deadline)) {
                     return taken;
-                }
-                if (driver == Driver.THREAD) {
-                    if (closed) {
-                        return taken;
-                    }
-                    eventsArrived.awaitNanos(left);
-                    continue;
-                }
-                cq.requestNotification(false);
-                if (progress() > 0 || !events.isEmpty()) {
-                    continue;
                 }
             } finally {
                 lock.unlock();
             }
-            cq.awaitNotification(Duration.ofNanos(deadline - System.nanoTime()));
         }
+    }
+
+    /**
+     * Waits until events are queued or {@code timeout} passed ({@code exs_poll}), moving the protocol meanwhile when
+     * the queue is driven by its callers; takes none. Returns how many are queued.
+     */
+    public int poll(Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            lock.lock();
+            try {
+                if (driver == Driver.CALLER) {
+                    progress();
+                }
+                if (!events.isEmpty() || !waitFor(deadline)) {
+                    return events.size();
+                }
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    /**
+     * Waits for something to happen, until {@code deadline}: an event queued by the queue's own thread, or a
+     * completion or signal for a caller that moves the protocol. Returns false once the deadline passed (or the
+     * queue closed). Called under the lock, which it releases while it waits.
+     */
+    private boolean waitFor(long deadline) throws InterruptedException {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+            return false;
+        }
+        if (driver == Driver.THREAD) {
+            if (closed) {
+                return false;
+            }
+            eventsArrived.awaitNanos(left);
+            return true;
+        }
+        cq.requestNotification(false);
+        if (progress() > 0 || !events.isEmpty()) {
+            return true;
+        }
+        lock.unlock();
+        try {
+            cq.awaitNotification(Duration.ofNanos(left));
+        } finally {
+            lock.lock();
+        }
+        return true;
     }
 
     /**

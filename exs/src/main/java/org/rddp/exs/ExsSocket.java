@@ -1,8 +1,11 @@
 package org.rddp.exs;
 
 import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.net.SocketAddress;
 import java.net.URI;
+import java.nio.channels.FileChannel;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.EnumMap;
@@ -251,6 +254,34 @@ public final class ExsSocket {
             connection.send(new SendOp(memory, offset, length, remoteOffset, flags, context));
         } finally {
             queue.lock.unlock();
+        }
+    }
+
+    /**
+     * Sends {@code count} octets of {@code file} from {@code position} ({@code exs_sendfile}): the region is mapped
+     * and registered for this send alone, read by the peer straight from the mapping, and deregistered when the
+     * {@link ExsEvent.Type#SEND} event comes. The file must not shrink meanwhile.
+     */
+    public void sendFile(FileChannel file, long position, int count, Object context) throws IOException {
+        if (position < 0 || count < 0 || position > file.size() - count) {
+            throw new IllegalArgumentException(this + ": " + count + " octets at " + position + " are outside the "
+                    + file.size() + "-octet file");
+        }
+        MemorySegment mapped = file.map(FileChannel.MapMode.READ_ONLY, position, Math.max(1, count), Arena.ofAuto());
+        ExsMemory memory = exs.register(mapped);
+        SendOp op = new SendOp(memory, 0, count, 0, EnumSet.noneOf(ExsFlag.class), context);
+        op.done = memory::deregister;
+        boolean posted = false;
+        queue.lock.lock();
+        try {
+            requireState("send a file", State.CONNECTED);
+            connection.send(op);
+            posted = true;
+        } finally {
+            queue.lock.unlock();
+            if (!posted) {
+                memory.deregister();
+            }
         }
     }
 

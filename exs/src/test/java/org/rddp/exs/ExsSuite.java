@@ -419,6 +419,45 @@ abstract class ExsSuite {
                 .isInstanceOf(TimeoutException.class);
     }
 
+    @Test
+    void aFileIsSentStraightFromItsMapping(@org.junit.jupiter.api.io.TempDir java.nio.file.Path directory)
+            throws Exception {
+        Ends ends = new Ends(transport, socket -> socket.setOption(ExsOption.SMALL_PACKET_MAX_SIZE, 256),
+                socket -> { });
+        byte[] contents = pattern(100_000, 31).toArray(ValueLayout.JAVA_BYTE);
+        java.nio.file.Path path = java.nio.file.Files.write(directory.resolve("data"), contents);
+        ExsMemory sink = ends.serverExs.register(Arena.ofAuto().allocate(100_000));
+        try (java.nio.channels.FileChannel file = java.nio.channels.FileChannel.open(path)) {
+            int[][] parts = {{1000, 99_000}, {10, 200}}; // read from the mapping, then immediate
+            for (int[] part : parts) {
+                ends.server.recv(sink, 0, part[1], part[0]);
+                ends.client.sendFile(file, part[0], part[1], part[0]);
+                assertThat(ends.next(ends.serverQueue, ExsEvent.Type.RECV).length()).isEqualTo(part[1]);
+                assertThat(ends.next(ends.clientQueue, ExsEvent.Type.SEND).error()).isNull();
+                assertThat(sink.segment().asSlice(0, part[1]).mismatch(MemorySegment.ofArray(contents)
+                        .asSlice(part[0], part[1]))).isEqualTo(-1);
+            }
+            assertThatThrownBy(() -> ends.client.sendFile(file, 99_999, 2, null))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("outside the 100000-octet file");
+        }
+    }
+
+    @Test
+    void pollWaitsForEventsAndTakesNone() throws Exception {
+        Ends ends = new Ends(transport);
+        assertThat(ends.clientQueue.poll(Duration.ZERO)).isZero();
+        ExsMemory source = ends.clientExs.register(pattern(64, 2));
+        ExsMemory sink = ends.serverExs.register(Arena.ofAuto().allocate(64));
+        ends.server.recv(sink, 0, 64, "r");
+        ends.client.send(source, 0, 64, "s");
+        assertThat(ends.serverQueue.poll(Ends.BOUND)).isEqualTo(1); // its poll moves the receiver's side
+        assertThat(ends.serverQueue.poll(Duration.ZERO)).as("still there").isEqualTo(1);
+        assertThat(ends.clientQueue.poll(Ends.BOUND)).as("the acknowledgement's event").isEqualTo(1);
+        // (taking events with the fixture drives both queues: nothing more to poll after it)
+        assertThat(ends.next(ends.serverQueue, ExsEvent.Type.RECV).context()).isEqualTo("r");
+        assertThat(ends.next(ends.clientQueue, ExsEvent.Type.SEND).context()).isEqualTo("s");
+    }
+
     /** A segment of {@code size} octets of a pattern seeded by {@code seed}. */
     static MemorySegment pattern(long size, int seed) {
         MemorySegment memory = Arena.ofAuto().allocate(Math.max(1, size));
