@@ -166,15 +166,8 @@ public final class ExsQueue implements AutoCloseable {
         if (driver == Driver.CALLER) {
             future.whenComplete((event, failed) -> cq.signal());
             while (!future.isDone()) {
-                lock.lock();
-                try {
-                    progress();
-                    cq.requestNotification(false);
-                    if (progress() > 0) {
-                        continue;
-                    }
-                } finally {
-                    lock.unlock();
+                if (progressArmed()) {
+                    continue;
                 }
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
@@ -215,20 +208,27 @@ public final class ExsQueue implements AutoCloseable {
     private void drive() {
         try {
             while (!closed) {
-                lock.lock();
-                try {
-                    progress();
-                    cq.requestNotification(false);
-                    if (progress() > 0) {
-                        continue;
-                    }
-                } finally {
-                    lock.unlock();
+                if (!progressArmed()) {
+                    cq.awaitNotification(FOREVER);
                 }
-                cq.awaitNotification(FOREVER);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * Runs the protocol, arms the completion queue, and runs it once more, so that a completion between the two is
+     * not missed; returns whether the second run found work (if not, a wait on the queue's notification is safe).
+     */
+    private boolean progressArmed() {
+        lock.lock();
+        try {
+            progress();
+            cq.requestNotification(false);
+            return progress() > 0;
+        } finally {
+            lock.unlock();
         }
     }
 
