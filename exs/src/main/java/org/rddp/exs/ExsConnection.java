@@ -325,14 +325,18 @@ final class ExsConnection {
         }
     }
 
-    /** The send's window goes back to the pool, invalidated here if the peer's acknowledgement did not. */
+    /**
+     * The send's window goes back to the pool. If the peer's acknowledgement did not invalidate it (a peer that
+     * leaves it out), it is freed at once and a new one takes its place, so the block is closed to the peer before
+     * the send's event says the memory is the caller's again.
+     */
     private void retire(SendOp op) {
         if (op.window < 0) {
             return;
         }
         if (windows[op.window].bound()) {
-            post(sendRequest.wrId(UNSIGNALED).opcode(WorkOpcode.LOCAL_INVALIDATE).signaled(false).noSge()
-                    .localInvalidate(op.stag));
+            windows[op.window].deallocate();
+            windows[op.window] = exs.pd().allocateWindow();
         }
         freeWindows.push(op.window);
         op.window = -1;
@@ -583,6 +587,11 @@ final class ExsConnection {
         }
         ended = true;
         open = false;
+        for (MemoryWindow window : windows) {
+            window.deallocate(); // first: the blocks close to the peer before their sends' events
+        }
+        windows = new MemoryWindow[0];
+        freeWindows.clear();
         for (SendOp op : unacknowledged.values()) {
             ExsException error = op.persistent && graceful ? null : cancelled;
             op.done.run();
@@ -611,11 +620,8 @@ final class ExsConnection {
         adverts.clear();
         waitingControl.clear();
         queue.detach(qp.number());
-        for (MemoryWindow window : windows) {
-            window.deallocate();
-        }
-        windows = new MemoryWindow[0];
-        freeWindows.clear();
+        receiveBuffers.deregister(); // the queue pair is down: nothing places into them any more
+        headers.deregister();
     }
 
     // ---- for tests ----

@@ -149,6 +149,35 @@ class HostilePeerTest {
     }
 
     @Test
+    void aBlockIsClosedToThePeerOnceItsSendEndsEvenIfTheAcknowledgementLeftTheWindowOpen() throws Exception {
+        Pair pair = connect();
+        ExsMemory registered = exs.register(ExsSuite.pattern(4096, 19));
+        pair.socket.send(registered, 0, 1000, "offered");
+        WorkCompletion advert = pair.peer.next(BOUND);
+        ExsMessage.Advertisement offered = (ExsMessage.Advertisement) ExsMessage.decode(
+                pair.peer.received(advert), 0, (int) advert.byteLength());
+        assertThat(pair.peer.read(offered.stag(), offered.taggedOffset(), 1000)).isZero();
+        WorkCompletion read = pair.peer.next(BOUND);
+        assertThat(read.status()).isEqualTo(WcStatus.SUCCESS);
+        byte[] ack = new byte[16];
+        new ExsMessage.Acknowledgement(0, offered.sequence(), 1000, 0).encode(MemorySegment.ofArray(ack), 0);
+        pair.peer.send(ack); // a plain Send: it does not invalidate the window, as an EXS receiver's would
+        ExsEvent sent = next(ExsEvent.Type.SEND);
+        assertThat(sent.error()).isNull();
+        assertThat(pair.peer.read(offered.stag(), offered.taggedOffset(), 1000)).isZero();
+        WorkCompletion again = null;
+        for (WorkCompletion completion = pair.peer.next(BOUND); completion != null;
+                completion = pair.peer.next(BOUND)) {
+            if (completion.opcode() == WcOpcode.RDMA_READ) {
+                again = completion;
+                break;
+            }
+        }
+        assertThat(again).as("the second read's completion").isNotNull();
+        assertThat(again.status()).as("a read of the block after its send ended").isNotEqualTo(WcStatus.SUCCESS);
+    }
+
+    @Test
     void aPeerThatVanishesMidTransferFailsWhatIsOutstanding() throws Exception {
         Pair pair = connect();
         ExsMemory registered = exs.register(ExsSuite.pattern(4096, 3));
