@@ -458,6 +458,69 @@ abstract class ExsSuite {
         assertThat(ends.next(ends.clientQueue, ExsEvent.Type.SEND).context()).isEqualTo("s");
     }
 
+    @Test
+    void doubleBufferedTransactionsOverPersistentBlocksThatNotify() throws Exception {
+        // section 4.2: the client's requests live in two persistent blocks, A and B, each sent once on a socket of
+        // its own asking for read notifications; request k is in block k % 2. The server reads the block until it
+        // holds request k whole (a checksum over it tells a torn read, as the paper suggests), answers on a third
+        // socket, and the client rewrites the block with request k + 2 only once it heard the block was read.
+        int size = 1024;
+        Ends[] blocks = {new Ends(transport), new Ends(transport)};
+        Ends answers = new Ends(transport);
+        ExsMemory[] requests = new ExsMemory[2];
+        for (int x = 0; x < 2; x++) {
+            requests[x] = blocks[x].clientExs.register(Arena.ofAuto().allocate(size));
+            writeRequest(requests[x].segment(), x);
+            blocks[x].client.send(requests[x], 0, size, "block " + x, EnumSet.of(ExsFlag.PERSISTENT, ExsFlag.NOTIFY));
+        }
+        ExsMemory[] sinks = {blocks[0].serverExs.register(Arena.ofAuto().allocate(size)),
+            blocks[1].serverExs.register(Arena.ofAuto().allocate(size))};
+        ExsMemory answer = answers.serverExs.register(Arena.ofAuto().allocate(8));
+        ExsMemory answered = answers.clientExs.register(Arena.ofAuto().allocate(8));
+        int transactions = 200;
+        for (int k = 0; k < transactions; k++) {
+            Ends block = blocks[k % 2];
+            int reads = 0;
+            do {
+                assertThat(++reads).as("reads of request %d", k).isLessThan(1000);
+                block.server.recv(sinks[k % 2], 0, size, k);
+                assertThat(block.next(block.serverQueue, ExsEvent.Type.RECV).length()).isEqualTo(size);
+            } while (requestIn(sinks[k % 2].segment()) != k);
+            answer.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, 0, 3L * k);
+            answers.client.recv(answered, 0, 8, k);
+            answers.server.send(answer, 0, 8, k);
+            assertThat(answers.next(answers.clientQueue, ExsEvent.Type.RECV).context()).isEqualTo(k);
+            assertThat(answered.segment().get(ValueLayout.JAVA_LONG_UNALIGNED, 0)).isEqualTo(3L * k);
+            assertThat(answers.next(answers.serverQueue, ExsEvent.Type.SEND).error()).isNull();
+            ExsEvent read = block.next(block.clientQueue, ExsEvent.Type.READ); // the block was read: rewrite it
+            assertThat(read.context()).isEqualTo("block " + (k % 2));
+            writeRequest(requests[k % 2].segment(), k + 2);
+        }
+    }
+
+    /** Request {@code k}: its number, a pattern of it, and a checksum over both in the last 8 octets. */
+    private static void writeRequest(MemorySegment block, int k) {
+        long size = block.byteSize();
+        for (long i = 0; i < size - 8; i += 4) {
+            block.set(ValueLayout.JAVA_INT_UNALIGNED, i, k * 31 + (int) i);
+        }
+        block.set(ValueLayout.JAVA_LONG_UNALIGNED, size - 8, checksum(block));
+    }
+
+    /** The request a read block holds whole, or -1 for a torn read. */
+    private static int requestIn(MemorySegment block) {
+        if (block.get(ValueLayout.JAVA_LONG_UNALIGNED, block.byteSize() - 8) != checksum(block)) {
+            return -1;
+        }
+        return block.get(ValueLayout.JAVA_INT_UNALIGNED, 0) / 31;
+    }
+
+    private static long checksum(MemorySegment block) {
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(block.asSlice(0, block.byteSize() - 8).asByteBuffer());
+        return crc.getValue();
+    }
+
     /** A segment of {@code size} octets of a pattern seeded by {@code seed}. */
     static MemorySegment pattern(long size, int seed) {
         MemorySegment memory = Arena.ofAuto().allocate(Math.max(1, size));
