@@ -48,6 +48,8 @@ final class ExsConnection {
     private final Exs exs;
     final QueuePair qp;
     private final int bufferSize;
+    /** Completions this connection can have outstanding at once, reserved in its queue's completion queue. */
+    private final int completions;
     private final MemoryRegion receiveBuffers;
     private final MemoryRegion headers;
     private final ArrayDeque<Integer> freeHeaders = new ArrayDeque<>();
@@ -93,7 +95,9 @@ final class ExsConnection {
         this.bufferSize = ExsMessage.ADVERTISEMENT_LENGTH + immediateIn;
         int buffers = 2 * receiveSlots; // the peer's advertisements and the answers to ours
         int headerSlots = 3 * receiveSlots + 2; // advertisements, acknowledgements and notifications, rearms
-        int sendDepth = 6 * receiveSlots + 4; // those, window binds and invalidations, reads
+        int sendDepth = sendDepth(receiveSlots);
+        this.completions = completions(receiveSlots);
+        queue.reserve(completions, socket); // the queue's completion queue never overflows
         this.qp = exs.pd().createQueuePair(new QpAttributes(queue.cq, queue.cq, null, sendDepth, buffers, 2, false,
                 events));
         queue.attach(qp.number(), this);
@@ -107,6 +111,16 @@ final class ExsConnection {
         for (int i = 0; i < buffers; i++) {
             repost(i);
         }
+    }
+
+    /** Send queue depth for {@code slots}: messages in header slots, window binds and invalidations, reads. */
+    private static int sendDepth(int slots) {
+        return 6 * slots + 4;
+    }
+
+    /** Completions a connection of {@code slots} credits can have outstanding at once: every receive and send. */
+    static int completions(int slots) {
+        return 2 * slots + sendDepth(slots);
     }
 
     /** The connection is up: {@code slots} credits each way, immediate data to the peer up to {@code immediate}. */
@@ -620,6 +634,7 @@ final class ExsConnection {
         adverts.clear();
         waitingControl.clear();
         queue.detach(qp.number());
+        queue.unreserve(completions);
         receiveBuffers.deregister(); // the queue pair is down: nothing places into them any more
         headers.deregister();
     }

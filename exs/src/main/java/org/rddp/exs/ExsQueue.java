@@ -56,6 +56,7 @@ public final class ExsQueue implements AutoCloseable {
     private final WorkCompletion[] batch = new WorkCompletion[32];
     private final Thread thread;
     private Thread progressing;
+    private int reserved;
     private volatile boolean closed;
 
     ExsQueue(Exs exs, Driver driver) {
@@ -268,6 +269,31 @@ public final class ExsQueue implements AutoCloseable {
         } else if (progressing != Thread.currentThread()) {
             cq.signal();
         }
+    }
+
+    /**
+     * Reserves room for {@code count} completions of a new connection of {@code socket}. Under the lock.
+     *
+     * @throws IllegalStateException when the queue's sockets already reserve too many: more sockets need another
+     *                               queue (or fewer credits each)
+     */
+    void reserve(int count, ExsSocket socket) {
+        if (reserved + count > COMPLETIONS) {
+            throw new IllegalStateException("cannot connect " + socket + ": its queue's connected sockets already "
+                    + "reserve " + reserved + " of its " + COMPLETIONS + " completions and it needs " + count
+                    + "; give it another queue, or fewer credits");
+        }
+        reserved += count;
+    }
+
+    /** Whether {@code count} more completions fit. Under the lock. */
+    boolean hasRoom(int count) {
+        return reserved + count <= COMPLETIONS;
+    }
+
+    /** Gives back what {@link #reserve} took. Under the lock. */
+    void unreserve(int count) {
+        reserved -= count;
     }
 
     /** Routes the completions of {@code queuePair} to {@code connection}. Under the lock. */

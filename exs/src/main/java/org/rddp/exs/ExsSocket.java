@@ -194,6 +194,10 @@ public final class ExsSocket {
         queue.lock.lock();
         try {
             requireState("connect", State.NEW, State.BOUND);
+            if (!queue.hasRoom(ExsConnection.completions(options.get(ExsOption.CREDITS)))) {
+                throw new IllegalStateException("cannot connect: " + this + "'s queue has no room for another "
+                        + "connection of " + options.get(ExsOption.CREDITS) + " credits; give it another queue");
+            }
             state = State.CONNECTING;
             peer = remote;
             connectContext = context;
@@ -513,6 +517,12 @@ public final class ExsSocket {
             child.state = State.CONNECTING;
             ExsHello own = hello();
             int agreed = Math.min(own.slots(), peerHello.slots());
+            if (!queue.hasRoom(ExsConnection.completions(agreed))) {
+                request.reject(PrivateData.EMPTY);
+                queue.post(new ExsEvent(ExsEvent.Type.ACCEPT, this, context, 0, new ExsException(this + ": a "
+                        + "connection came, but this socket's queue has no room for another; it was refused")));
+                continue;
+            }
             child.connection = new ExsConnection(child, exs, queue, agreed, own.immediate(), child::event);
             request.accept(child.connection.qp, new AcceptOptions(own.encode(), agreed, agreed))
                     .whenComplete((made, failed) -> child.accepted(made, failed, own, peerHello, context, this));
