@@ -308,11 +308,21 @@ final class ExsBench {
                 }
                 Window window = new Window(warmUp, measured);
                 WorkCompletion completion = new WorkCompletion();
+                int empty = 0;
                 while (!window.over) {
                     if (!clientCq.poll(completion)) {
                         window.tick();
-                        continue;
+                        if (++empty > Completions.SPINS) { // waits as the EXS ends do, leaving the loops the cores
+                            clientCq.requestNotification(false);
+                            if (!clientCq.poll(completion)) {
+                                clientCq.awaitNotification(WAIT);
+                                continue;
+                            }
+                        } else {
+                            continue;
+                        }
                     }
+                    empty = 0;
                     if (completion.status() != WcStatus.SUCCESS) {
                         throw new IOException("an RDMA Read failed: " + completion.status());
                     }
