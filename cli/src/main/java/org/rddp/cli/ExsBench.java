@@ -216,7 +216,8 @@ final class ExsBench {
                         samples[i] = System.nanoTime() - start;
                     }
                 }
-                return new Latency("EXS persistent over " + scheme, size, median(samples) / 1e3);
+                return new Latency("EXS persistent over " + scheme, size,
+                        PerfResult.Latency.of(size, samples, 1).typicalUsec());
             }
             Window echo = new Window(Duration.ZERO, Duration.ZERO);
             Thread echoer = Thread.ofPlatform().name("exs-echo").start(() -> echo(pair, serverMemory, size,
@@ -235,7 +236,7 @@ final class ExsBench {
                 throw echo.failure;
             }
             return new Latency("EXS " + mode.name().toLowerCase() + " over " + scheme, size,
-                    median(samples) / 2e3);
+                    PerfResult.Latency.of(size, samples, 2).typicalUsec());
         }
     }
 
@@ -457,12 +458,6 @@ final class ExsBench {
     private static long processCpu() {
         return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
                 .getProcessCpuTime();
-    }
-
-    private static long median(long[] samples) {
-        long[] sorted = samples.clone();
-        java.util.Arrays.sort(sorted);
-        return sorted[sorted.length / 2];
     }
 
     /** A port to listen on: free for TCP now; for usrsctp's own port space, one picked at random above the rest. */
