@@ -21,6 +21,7 @@ import org.rddp.exs.ExsMemory;
 import org.rddp.exs.ExsOption;
 import org.rddp.exs.ExsQueue;
 import org.rddp.exs.ExsSocket;
+import org.rddp.loop.Progress;
 import org.rddp.verbs.Access;
 import org.rddp.verbs.AcceptOptions;
 import org.rddp.verbs.CompletionQueue;
@@ -83,81 +84,146 @@ final class ExsBench {
     private final String scheme;
     private final Duration warmUp;
     private final Duration measured;
+    private final boolean manual;
 
-    ExsBench(String scheme, Duration warmUp, Duration measured) {
+    /**
+     * @param manual each end's transport driven by the thread that uses it ({@link Progress#manual()}), not by loop
+     *               threads of its own
+     */
+    ExsBench(String scheme, Duration warmUp, Duration measured, boolean manual) {
         this.scheme = scheme;
+        this.manual = manual;
         this.warmUp = warmUp;
         this.measured = measured;
     }
 
     // ---- EXS ----
 
-    /** Two connected EXS sockets in this process, each with its own queue, which the caller's threads drive. */
+    /** What the client end of a {@link Pair} does, on its own thread, with its own EXS, queue and socket. */
+    @FunctionalInterface
+    private interface ClientRole {
+        void run(Exs exs, ExsQueue queue, ExsSocket socket) throws Exception;
+    }
+
+    /**
+     * Two connected EXS sockets in this process, each end with its own EXS and queue on a thread of its own: the
+     * server end on the caller's, the client end on a thread this starts, which runs its role and then closes its
+     * end. With manual progress each of the two threads drives its own end's transport (it reads its own sockets as
+     * it dequeues), as a latency-bound program would; with automatic progress each transport has a loop thread.
+     */
     private final class Pair implements AutoCloseable {
         final Exs serverExs;
-        final Exs clientExs;
         final ExsQueue serverQueue;
-        final ExsQueue clientQueue;
         final ExsSocket server;
-        final ExsSocket client;
+        private final Thread client;
+        private volatile Exception clientFailure;
+        /** The client's role is over: it closes its end, which the server end sees as the connection lost. */
+        private volatile boolean clientDone;
 
-        Pair(int smallPacket, int credits) throws Exception {
+        Pair(int smallPacket, int credits, ClientRole role) throws Exception {
             URI local = URI.create(scheme + "://127.0.0.1");
-            serverExs = Exs.open(local);
-            clientExs = Exs.open(local);
-            serverQueue = serverExs.createQueue();
-            clientQueue = clientExs.createQueue();
-            URI address = URI.create(scheme + "://127.0.0.1:" + freePort());
-            ExsSocket listening = serverExs.socket(serverQueue);
-            listening.setOption(ExsOption.CREDITS, credits);
-            listening.setOption(ExsOption.SMALL_PACKET_MAX_SIZE, smallPacket);
-            listening.bind(address);
-            listening.listen(1);
-            CompletableFuture<ExsEvent> accepted = listening.acceptAsync();
-            client = clientExs.socket(clientQueue);
-            client.setOption(ExsOption.CREDITS, credits);
-            client.setOption(ExsOption.SMALL_PACKET_MAX_SIZE, smallPacket);
-            client.connectAsync(address).get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
-            server = accepted.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS).socket();
-            listening.close(null);
+            serverExs = Exs.open(local, progress());
+            try {
+                serverQueue = serverExs.createQueue();
+                URI address = URI.create(scheme + "://127.0.0.1:" + freePort());
+                ExsSocket listening = configure(serverExs.socket(serverQueue), smallPacket, credits);
+                listening.bind(address);
+                listening.listen(1);
+                CompletableFuture<ExsEvent> accepted = listening.acceptAsync();
+                client = Thread.ofPlatform().name("exs-client").start(() -> {
+                    try (Exs exs = Exs.open(local, progress())) {
+                        ExsQueue queue = exs.createQueue();
+                        ExsSocket socket = configure(exs.socket(queue), smallPacket, credits);
+                        queue.await(socket.connectAsync(address), TIMEOUT);
+                        role.run(exs, queue, socket);
+                        clientDone = true;
+                    } catch (Exception e) {
+                        clientFailure = e;
+                    }
+                });
+                try {
+                    server = serverQueue.await(accepted, TIMEOUT).socket();
+                } catch (TimeoutException e) {
+                    finish();
+                    throw e;
+                }
+                listening.close(null);
+            } catch (Exception e) {
+                serverExs.close();
+                throw e;
+            }
+        }
+
+        private static ExsSocket configure(ExsSocket socket, int smallPacket, int credits) {
+            socket.setOption(ExsOption.CREDITS, credits);
+            socket.setOption(ExsOption.SMALL_PACKET_MAX_SIZE, smallPacket);
+            return socket;
+        }
+
+        /** Moves the server end (its transport too, under manual progress) until the client end is done. */
+        void serveUntilClientDone() throws Exception {
+            ExsEvent[] events = new ExsEvent[16];
+            while (!clientDone && client.isAlive()) {
+                int taken = serverQueue.dequeue(events, 1, Duration.ofMillis(10));
+                for (int i = 0; i < taken; i++) {
+                    if (!events[i].ok() && !clientDone) {
+                        throw events[i].error();
+                    }
+                }
+            }
+        }
+
+        /** Waits for the client end to finish its role; throws what it failed with. */
+        void finish() throws Exception {
+            client.join(TIMEOUT);
+            if (client.isAlive()) {
+                throw new TimeoutException("the client end of the EXS connection did not finish within " + TIMEOUT);
+            }
+            if (clientFailure != null) {
+                throw clientFailure;
+            }
         }
 
         @Override
-        public void close() throws IOException {
-            clientExs.close();
-            serverExs.close();
+        public void close() throws Exception {
+            try {
+                finish();
+            } finally {
+                serverExs.close();
+            }
         }
+    }
+
+    private Progress progress() {
+        return manual ? Progress.manual() : Progress.automatic();
     }
 
     /** EXS throughput: {@code depth} messages of {@code size} octets in flight, each end on a thread of its own. */
     Bandwidth exsBandwidth(Mode mode, int size, int depth) throws Exception {
-        try (Pair pair = new Pair(mode == Mode.IMMEDIATE ? size : 0, depth)) {
-            ExsMemory source = pair.clientExs.register(Arena.ofAuto().allocate((long) size * depth, 64));
+        Window window = new Window(warmUp, measured);
+        try (Pair pair = new Pair(mode == Mode.IMMEDIATE ? size : 0, depth,
+                (exs, queue, socket) -> send(exs, queue, socket, mode, size, depth, window))) {
             ExsMemory sink = pair.serverExs.register(Arena.ofAuto().allocate((long) size * depth, 64));
-            Window window = new Window(warmUp, measured);
-            Thread sender = Thread.ofPlatform().name("exs-sender").start(() -> send(pair, mode, source, size, depth,
-                    window));
             receive(pair, sink, size, depth, window);
-            sender.join();
-            if (window.failure != null) {
-                throw window.failure;
-            }
+            pair.finish();
             return window.bandwidth("EXS " + mode.name().toLowerCase() + " over " + scheme, size);
         }
     }
 
-    private static void send(Pair pair, Mode mode, ExsMemory source, int size, int depth, Window window) {
+    private static void send(Exs exs, ExsQueue queue, ExsSocket socket, Mode mode, int size, int depth,
+            Window window) {
         try {
+            ExsMemory source = exs.register(Arena.ofAuto().allocate((long) size * depth, 64));
             if (mode == Mode.PERSISTENT) {
-                pair.client.send(source, 0, size, "block", EnumSet.of(ExsFlag.PERSISTENT));
+                socket.send(source, 0, size, "block", EnumSet.of(ExsFlag.PERSISTENT));
             } else {
                 for (int i = 0; i < depth; i++) {
-                    pair.client.send(source, (long) i * size, size, i);
+                    socket.send(source, (long) i * size, size, i);
                 }
             }
             ExsEvent[] events = new ExsEvent[64];
             while (!window.over) {
-                int taken = pair.clientQueue.dequeue(events, 1, WAIT);
+                int taken = queue.dequeue(events, 1, WAIT);
                 for (int i = 0; i < taken; i++) {
                     ExsEvent event = events[i];
                     if (!event.ok()) {
@@ -165,7 +231,7 @@ final class ExsBench {
                     }
                     if (event.type() == ExsEvent.Type.SEND && !window.over) {
                         int slot = (Integer) event.context();
-                        pair.client.send(source, (long) slot * size, size, slot);
+                        socket.send(source, (long) slot * size, size, slot);
                     }
                 }
             }
@@ -202,63 +268,74 @@ final class ExsBench {
 
     /** EXS one-way latency over {@code iterations} messages after as many to warm up. */
     Latency exsLatency(Mode mode, int size, int iterations) throws Exception {
-        try (Pair pair = new Pair(mode == Mode.IMMEDIATE ? size : 0, 4)) {
-            ExsMemory clientMemory = pair.clientExs.register(Arena.ofAuto().allocate(Math.max(1, size), 64));
-            ExsMemory serverMemory = pair.serverExs.register(Arena.ofAuto().allocate(Math.max(1, size), 64));
-            long[] samples = new long[iterations];
-            if (mode == Mode.PERSISTENT) {
-                pair.server.send(serverMemory, 0, size, "block", EnumSet.of(ExsFlag.PERSISTENT));
+        long[] samples = new long[iterations];
+        if (mode == Mode.PERSISTENT) { // the client reads the server's block again and again
+            try (Pair pair = new Pair(0, 4, (exs, queue, socket) -> {
+                ExsMemory memory = exs.register(Arena.ofAuto().allocate(Math.max(1, size), 64));
                 for (int i = -iterations; i < iterations; i++) {
                     long start = System.nanoTime();
-                    pair.client.recv(clientMemory, 0, size, i);
-                    next(pair.clientQueue, ExsEvent.Type.RECV);
+                    socket.recv(memory, 0, size, i);
+                    next(queue, ExsEvent.Type.RECV);
                     if (i >= 0) {
                         samples[i] = System.nanoTime() - start;
                     }
                 }
-                return new Latency("EXS persistent over " + scheme, size,
-                        PerfResult.Latency.of(size, samples, 1).typicalUsec());
+            })) {
+                ExsMemory block = pair.serverExs.register(Arena.ofAuto().allocate(Math.max(1, size), 64));
+                pair.server.send(block, 0, size, "block", EnumSet.of(ExsFlag.PERSISTENT));
+                pair.serveUntilClientDone();
+                pair.finish();
             }
-            Window echo = new Window(Duration.ZERO, Duration.ZERO);
-            Thread echoer = Thread.ofPlatform().name("exs-echo").start(() -> echo(pair, serverMemory, size,
-                    2 * iterations, echo));
+            return new Latency("EXS persistent over " + scheme, size,
+                    PerfResult.Latency.of(size, samples, 1).typicalUsec());
+        }
+        try (Pair pair = new Pair(mode == Mode.IMMEDIATE ? size : 0, 4,
+                (exs, queue, socket) -> echo(exs, queue, socket, size, 2 * iterations))) {
+            ExsMemory memory = pair.serverExs.register(Arena.ofAuto().allocate(Math.max(1, size), 64));
             for (int i = -iterations; i < iterations; i++) {
                 long start = System.nanoTime();
-                pair.client.recv(clientMemory, 0, size, i);
-                pair.client.send(clientMemory, 0, size, i);
-                next(pair.clientQueue, ExsEvent.Type.RECV);
+                pair.server.recv(memory, 0, size, i);
+                pair.server.send(memory, 0, size, i);
+                next(pair.serverQueue, ExsEvent.Type.RECV);
                 if (i >= 0) {
                     samples[i] = System.nanoTime() - start;
                 }
             }
-            echoer.join();
-            if (echo.failure != null) {
-                throw echo.failure;
+            pair.finish();
+        }
+        return new Latency("EXS " + mode.name().toLowerCase() + " over " + scheme, size,
+                PerfResult.Latency.of(size, samples, 2).typicalUsec());
+    }
+
+    /** Sends back each of {@code messages} messages; returns once the last reply was taken (its send event). */
+    private static void echo(Exs exs, ExsQueue queue, ExsSocket socket, int size, int messages) throws Exception {
+        ExsMemory memory = exs.register(Arena.ofAuto().allocate(Math.max(1, size), 64));
+        int replied = 0;
+        for (int i = 0; i < messages; i++) {
+            socket.recv(memory, 0, size, i);
+            for (ExsEvent event = take(queue); event.type() != ExsEvent.Type.RECV; event = take(queue)) {
+                replied += event.type() == ExsEvent.Type.SEND ? 1 : 0;
             }
-            return new Latency("EXS " + mode.name().toLowerCase() + " over " + scheme, size,
-                    PerfResult.Latency.of(size, samples, 2).typicalUsec());
+            socket.send(memory, 0, size, i);
+        }
+        while (replied < messages) {
+            replied += take(queue).type() == ExsEvent.Type.SEND ? 1 : 0;
         }
     }
 
-    private static void echo(Pair pair, ExsMemory memory, int size, int messages, Window window) {
-        try {
-            for (int i = 0; i < messages; i++) {
-                pair.server.recv(memory, 0, size, i);
-                next(pair.serverQueue, ExsEvent.Type.RECV);
-                pair.server.send(memory, 0, size, i);
-            }
-            next(pair.serverQueue, ExsEvent.Type.SEND); // the last reply was taken
-        } catch (Exception e) {
-            window.failed(e);
+    /** Dequeues until an event of {@code type} comes; other successful events pass. */
+    private static void next(ExsQueue queue, ExsEvent.Type type) throws Exception {
+        while (take(queue).type() != type) {
+            // another operation's event
         }
     }
 
     /**
-     * Dequeues until an event of {@code type} comes; other successful events pass. It polls {@value
-     * Completions#SPINS} times before it waits, as the baselines poll their sockets before they sleep: the
-     * transports' loop threads need the cores too.
+     * The next event, which must be a success. It polls {@value Completions#SPINS} times before it waits, as the
+     * baselines poll their sockets before they sleep: under automatic progress the transports' loop threads need the
+     * cores too.
      */
-    private static void next(ExsQueue queue, ExsEvent.Type type) throws Exception {
+    private static ExsEvent take(ExsQueue queue) throws Exception {
         ExsEvent[] events = new ExsEvent[1];
         long deadline = System.nanoTime() + TIMEOUT.toNanos();
         for (int polls = 0; System.nanoTime() < deadline; polls++) {
@@ -267,12 +344,10 @@ final class ExsBench {
                 if (!events[0].ok()) {
                     throw events[0].error();
                 }
-                if (events[0].type() == type) {
-                    return;
-                }
+                return events[0];
             }
         }
-        throw new TimeoutException("no " + type + " event within " + TIMEOUT);
+        throw new TimeoutException("no event within " + TIMEOUT);
     }
 
     // ---- the same transport's RDMA Read ----

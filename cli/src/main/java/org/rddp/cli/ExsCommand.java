@@ -34,6 +34,18 @@ final class ExsCommand {
         @Option(names = "--json", description = "print the results as JSON")
         boolean json;
 
+        @Option(names = "--progress", defaultValue = "manual", description = "who drives each end's transport: "
+                + "manual (the thread that uses the end, as it dequeues: it reads its own sockets) or automatic (a "
+                + "loop thread of the transport's own); default: ${DEFAULT-VALUE}")
+        ProgressMode progress;
+
+        /** {@code --progress}. */
+        enum ProgressMode { manual, automatic }
+
+        boolean manual() {
+            return progress == ProgressMode.manual;
+        }
+
         @Spec
         picocli.CommandLine.Model.CommandSpec spec;
 
@@ -73,7 +85,7 @@ final class ExsCommand {
             List<ExsBench.Bandwidth> points = new ArrayList<>();
             for (int size : sizes) {
                 for (String scheme : transports) {
-                    ExsBench bench = new ExsBench(scheme, time, time);
+                    ExsBench bench = new ExsBench(scheme, time, time, manual());
                     points.add(bench.readBandwidth(size, depth));
                     for (ExsBench.Mode mode : ExsBench.Mode.values()) {
                         if (mode != ExsBench.Mode.IMMEDIATE || size <= 65_536) {
@@ -121,7 +133,7 @@ final class ExsCommand {
             List<ExsBench.Latency> points = new ArrayList<>();
             for (int size : sizes) {
                 for (String scheme : transports) {
-                    ExsBench bench = new ExsBench(scheme, Duration.ZERO, Duration.ZERO);
+                    ExsBench bench = new ExsBench(scheme, Duration.ZERO, Duration.ZERO, manual());
                     for (ExsBench.Mode mode : ExsBench.Mode.values()) {
                         points.add(bench.exsLatency(mode, size, iterations));
                     }

@@ -7,6 +7,7 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.net.URI;
 import java.util.EnumSet;
+import org.rddp.loop.Progress;
 import org.rddp.verbs.Access;
 import org.rddp.verbs.ConnectionManager;
 import org.rddp.verbs.ProtectionDomain;
@@ -24,18 +25,21 @@ public final class Exs implements AutoCloseable {
     private final boolean owned;
     private final RdmaDevice device;
     private final ProtectionDomain pd;
+    /** The thread that drives the transport's loop, when {@link #open(URI, Progress)} made it manual; else null. */
+    private final Thread driver;
 
-    private Exs(ConnectionManager manager, String scheme, boolean owned) {
+    private Exs(ConnectionManager manager, String scheme, boolean owned, Thread driver) {
         this.manager = manager;
         this.scheme = scheme;
         this.owned = owned;
+        this.driver = driver;
         this.device = new RdmaDevice("exs");
         this.pd = device.allocateProtectionDomain();
     }
 
     /** EXS over the transport {@code manager} sets up connections on; the caller closes the manager. */
     public static Exs init(ConnectionManager manager) {
-        return new Exs(manager, null, false);
+        return new Exs(manager, null, false, null);
     }
 
     /**
@@ -47,6 +51,19 @@ public final class Exs implements AutoCloseable {
      * @throws IOException              when it cannot run here, saying why
      */
     public static Exs open(URI local) throws IOException {
+        return open(local, Progress.automatic());
+    }
+
+    /**
+     * As {@link #open(URI)}, the transport's loops driven as {@code progress} says. With {@link Progress#manual()}
+     * the calling thread drives the transport whenever it dequeues, polls or awaits on this instance's queues, and
+     * no other thread may: a program with one thread per connection end (a latency-bound one, typically) then reads
+     * its own sockets with no hand-off between threads. Its queues are {@link ExsQueue.Driver#CALLER} queues.
+     *
+     * @throws IllegalArgumentException when no such transport is installed
+     * @throws IOException              when it cannot run here, saying why
+     */
+    public static Exs open(URI local, Progress progress) throws IOException {
         String scheme = local.getScheme() == null || local.getScheme().equals("exs") ? defaultScheme()
                 : local.getScheme();
         TransportProvider provider = TransportProvider.forScheme(scheme);
@@ -56,7 +73,8 @@ public final class Exs implements AutoCloseable {
         }
         InetAddress address = local.getHost() == null ? InetAddress.getLoopbackAddress()
                 : InetAddress.getByName(local.getHost());
-        return new Exs(provider.open(address), provider.scheme(), true);
+        return new Exs(provider.open(address, progress), provider.scheme(), true,
+                progress.isManual() ? Thread.currentThread() : null);
     }
 
     /**
@@ -115,11 +133,32 @@ public final class Exs implements AutoCloseable {
         return new ExsQueue(this, ExsQueue.Driver.CALLER);
     }
 
-    /** An event queue driven as {@code driver} says. */
-    public ExsQueue createQueue(ExsQueue.Driver driver) {
-        return new ExsQueue(this, driver);
+    /**
+     * An event queue driven as {@code driver} says.
+     *
+     * @throws IllegalArgumentException a queue with a thread of its own on a transport its opener drives
+     */
+    public ExsQueue createQueue(ExsQueue.Driver queueDriver) {
+        if (queueDriver == ExsQueue.Driver.THREAD && driver != null) {
+            throw new IllegalArgumentException("this EXS's transport is driven by " + driver.getName()
+                    + ", which opened it (Progress.manual()): a queue with a thread of its own would never move");
+        }
+        return new ExsQueue(this, queueDriver);
     }
 
+    /**
+     * Checks that the calling thread may wait on this instance's queues: any may, unless the transport is driven
+     * by the thread that opened it.
+     *
+     * @throws IllegalStateException when another thread drives it
+     */
+    void checkDriver() {
+        if (driver != null && driver != Thread.currentThread()) {
+            throw new IllegalStateException("this EXS's transport is driven by " + driver.getName()
+                    + ", which opened it (Progress.manual()); " + Thread.currentThread().getName()
+                    + " cannot wait on its queues: nothing would move");
+        }
+    }
     /** A new socket whose events go to {@code queue} ({@code exs_socket}). */
     public ExsSocket socket(ExsQueue queue) {
         if (queue.exs != this) {

@@ -82,6 +82,7 @@ public final class ExsQueue implements AutoCloseable {
         if (min < 0 || min > into.length) {
             throw new IllegalArgumentException("a minimum of 0 to " + into.length + " events, not " + min);
         }
+        exs.checkDriver();
         long deadline = System.nanoTime() + timeout.toNanos();
         int taken = 0;
         while (true) {
@@ -107,6 +108,7 @@ public final class ExsQueue implements AutoCloseable {
      * the queue is driven by its callers; takes none. Returns how many are queued.
      */
     public int poll(Duration timeout) throws InterruptedException {
+        exs.checkDriver();
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
             lock.lock();
@@ -163,6 +165,7 @@ public final class ExsQueue implements AutoCloseable {
      */
     public ExsEvent await(CompletableFuture<ExsEvent> future, Duration timeout) throws ExsException,
             InterruptedException, TimeoutException {
+        exs.checkDriver();
         long deadline = System.nanoTime() + timeout.toNanos();
         if (driver == Driver.CALLER) {
             future.whenComplete((event, failed) -> cq.signal());

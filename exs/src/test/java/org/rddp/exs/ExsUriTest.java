@@ -5,12 +5,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.lang.foreign.Arena;
 import java.net.URI;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.rddp.loop.Progress;
 
 /** Transports chosen by URI, and the README's ten-line example, over each installed transport. */
 class ExsUriTest {
@@ -40,6 +43,69 @@ class ExsUriTest {
             assertThat(new String(buffer.segment().asSlice(0, length - 1).toArray(java.lang.foreign.ValueLayout
                     .JAVA_BYTE), StandardCharsets.UTF_8)).isEqualTo("hello over " + scheme);
             assertThat(server.scheme()).isEqualTo(scheme.equals("exs") ? Exs.defaultScheme() : scheme);
+        }
+    }
+
+    /**
+     * Each end opened with {@link Progress#manual()} on a thread of its own, which drives its transport as it waits
+     * on its queue: 200 ping-pongs of changing data, normal and immediate, and clear errors for a thread that may
+     * not wait there and for a queue with a thread of its own.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"mpa", "sctp"})
+    void eachEndDrivenByTheThreadThatUsesIt(String scheme) throws Exception {
+        URI address = URI.create(scheme + "://127.0.0.1:" + (35_000 + ThreadLocalRandom.current().nextInt(5000)));
+        Duration wait = Duration.ofSeconds(10);
+        int rounds = 200;
+        try (Exs server = Exs.open(URI.create(scheme + "://127.0.0.1"), Progress.manual())) {
+            ExsQueue serverQueue = server.createQueue();
+            assertThatThrownBy(() -> server.createQueue(ExsQueue.Driver.THREAD))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Progress.manual()");
+            ExsSocket listening = server.socket(serverQueue);
+            listening.setOption(ExsOption.SMALL_PACKET_MAX_SIZE, 64);
+            listening.bind(address);
+            listening.listen(1);
+            var accepted = listening.acceptAsync();
+            CompletableFuture<Void> echoed = new CompletableFuture<>();
+            Thread.ofPlatform().name("manual-client").start(() -> {
+                try (Exs client = Exs.open(URI.create(scheme + "://127.0.0.1"), Progress.manual())) {
+                    ExsQueue queue = client.createQueue();
+                    ExsSocket socket = client.socket(queue);
+                    queue.await(socket.connectAsync(address), wait);
+                    ExsMemory memory = client.register(Arena.ofShared().allocate(4096));
+                    for (int i = 0; i < rounds; i++) {
+                        int length = (int) queue.await(socket.recvAsync(memory, 0, 4096), wait).length();
+                        queue.await(socket.sendAsync(memory, 0, length), wait);
+                    }
+                    echoed.complete(null);
+                } catch (Exception | AssertionError e) {
+                    echoed.completeExceptionally(e);
+                }
+            });
+            ExsSocket peer = serverQueue.await(accepted, wait).socket();
+            ExsMemory out = server.register(Arena.ofShared().allocate(4096));
+            ExsMemory in = server.register(Arena.ofShared().allocate(4096));
+            for (int i = 0; i < rounds; i++) {
+                int length = i % 2 == 0 ? 1 + i % 64 : 1000 + i; // immediate, then normal
+                out.segment().asSlice(0, length).fill((byte) i);
+                var reply = peer.recvAsync(in, 0, 4096);
+                serverQueue.await(peer.sendAsync(out, 0, length), wait);
+                assertThat(serverQueue.await(reply, wait).length()).isEqualTo(length);
+                assertThat(in.segment().asSlice(0, length).mismatch(out.segment().asSlice(0, length)))
+                        .as("round %d", i).isEqualTo(-1);
+            }
+            echoed.get(10, TimeUnit.SECONDS);
+            CompletableFuture<Throwable> elsewhere = new CompletableFuture<>();
+            Thread.ofVirtual().start(() -> {
+                try {
+                    serverQueue.dequeue(new ExsEvent[1], 0, Duration.ZERO);
+                    elsewhere.complete(null);
+                } catch (IllegalStateException | InterruptedException e) {
+                    elsewhere.complete(e);
+                }
+            });
+            assertThat(elsewhere.get(10, TimeUnit.SECONDS)).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("driven by " + Thread.currentThread().getName());
         }
     }
 

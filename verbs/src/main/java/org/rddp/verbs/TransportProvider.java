@@ -5,6 +5,7 @@ import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.ServiceLoader;
+import org.rddp.loop.Progress;
 
 /**
  * A transport that makes connection managers, found by its URI scheme ({@code mpa}, {@code sctp}) through
@@ -18,8 +19,16 @@ public interface TransportProvider {
     /** Why this transport cannot run on this machine, or null when it can. */
     String unavailable();
 
-    /** A connection manager whose connections leave from {@code localAddress}. */
-    ConnectionManager open(InetAddress localAddress) throws IOException;
+    /** A connection manager whose connections leave from {@code localAddress}, on one loop with a thread of its own. */
+    default ConnectionManager open(InetAddress localAddress) throws IOException {
+        return open(localAddress, Progress.automatic());
+    }
+
+    /**
+     * A connection manager whose connections leave from {@code localAddress}, its loops driven as {@code progress}
+     * says ({@link Progress#manual()}: by the calling thread, whenever it polls or waits on a completion queue).
+     */
+    ConnectionManager open(InetAddress localAddress, Progress progress) throws IOException;
 
     /** The transports installed, in the order the service loader finds them. */
     static List<TransportProvider> installed() {

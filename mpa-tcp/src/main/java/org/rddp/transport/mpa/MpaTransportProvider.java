@@ -1,6 +1,7 @@
 package org.rddp.transport.mpa;
 
 import java.net.InetAddress;
+import org.rddp.loop.Progress;
 import org.rddp.verbs.ConnectionManager;
 import org.rddp.verbs.TransportProvider;
 
@@ -24,7 +25,7 @@ public final class MpaTransportProvider implements TransportProvider {
     }
 
     @Override
-    public ConnectionManager open(InetAddress localAddress) {
-        return new MpaConnectionManager(MpaOptions.defaults(), localAddress);
+    public ConnectionManager open(InetAddress localAddress, Progress progress) {
+        return new MpaConnectionManager(MpaOptions.defaults(), localAddress, progress);
     }
 }

@@ -2,6 +2,7 @@ package org.rddp.transport.sctp;
 
 import java.io.IOException;
 import java.net.InetAddress;
+import org.rddp.loop.Progress;
 import org.rddp.transport.sctp.kernel.KernelSctpStack;
 import org.rddp.transport.sctp.usrsctp.UsrsctpStack;
 import org.rddp.verbs.ConnectionManager;
@@ -32,7 +33,7 @@ public final class SctpTransportProvider implements TransportProvider {
     }
 
     @Override
-    public ConnectionManager open(InetAddress localAddress) throws IOException {
-        return new SctpConnectionManager(SctpStacks.preferred(), localAddress);
+    public ConnectionManager open(InetAddress localAddress, Progress progress) throws IOException {
+        return new SctpConnectionManager(SctpStacks.preferred(), localAddress, ChunkTap.NONE, progress);
     }
 }
