@@ -3,6 +3,7 @@ package org.rddp.cli;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -20,15 +21,25 @@ import org.rddp.transport.sctp.SctpStack;
 final class Compare {
     /** The columns: each transport's RDDP next to its baseline. */
     enum Series {
-        TCP_SOCKET("TCP socket"),
-        RDDP_MPA("RDDP over MPA"),
-        SCTP_SOCKET("SCTP socket"),
-        RDDP_SCTP("RDDP over SCTP");
+        TCP_SOCKET("TCP socket", null),
+        RDDP_MPA("RDDP over MPA", TCP_SOCKET),
+        /** The Extended Sockets API's normal sends (advertised, read, acknowledged), in one process only. */
+        EXS_MPA("EXS over MPA", TCP_SOCKET),
+        SCTP_SOCKET("SCTP socket", null),
+        RDDP_SCTP("RDDP over SCTP", SCTP_SOCKET),
+        EXS_SCTP("EXS over SCTP", SCTP_SOCKET);
 
         final String label;
+        /** The socket a ratio is taken to, or null for a socket. */
+        final Series baseline;
 
-        Series(String label) {
+        Series(String label, Series baseline) {
             this.label = label;
+            this.baseline = baseline;
+        }
+
+        boolean exs() {
+            return this == EXS_MPA || this == EXS_SCTP;
         }
     }
 
@@ -183,7 +194,21 @@ final class Compare {
 
     /** Both ends of every point in this process, on loopback, over these transports. */
     static Measure inProcess(CompareEnds.Transports transports) {
-        return task -> CompareEnds.inProcess(task, transports);
+        return task -> task.series().exs() ? exs(task) : CompareEnds.inProcess(task, transports);
+    }
+
+    /** Messages in flight in an EXS bandwidth point: the EXS default credits. */
+    private static final int EXS_DEPTH = 16;
+
+    /**
+     * An EXS point, both ends in this process, each driven by its own thread: normal sends ({@code iterations} of
+     * them, {@value #EXS_DEPTH} in flight), or ping-pongs of normal sends.
+     */
+    private static PerfResult exs(Task task) throws Exception {
+        ExsBench bench = new ExsBench(task.series() == Series.EXS_MPA ? "mpa" : "sctp", Duration.ZERO,
+                Duration.ZERO, true);
+        return task.bandwidth() ? bench.exsMessages(task.size(), task.iterations(), EXS_DEPTH)
+                : bench.pingPong(ExsBench.Mode.NORMAL, task.size(), (int) task.iterations());
     }
 
     /**
@@ -262,7 +287,7 @@ final class Compare {
             out.append(String.format(Locale.ROOT, "%10s", "#bytes"));
             for (Series each : series) {
                 out.append(String.format(Locale.ROOT, " %16s", each.label));
-                if (each == Series.RDDP_MPA || each == Series.RDDP_SCTP) {
+                if (each.baseline != null) {
                     out.append(String.format(Locale.ROOT, " %6s", "ratio"));
                 }
             }
@@ -278,9 +303,8 @@ final class Compare {
                             ? String.format(Locale.ROOT, " %10.2f ±%3.0f%%", point.value(),
                                     100 * (point.max() - point.min()) / point.value())
                             : String.format(Locale.ROOT, " %16.2f", point.value()));
-                    if (each == Series.RDDP_MPA || each == Series.RDDP_SCTP) {
-                        Series baseline = each == Series.RDDP_MPA ? Series.TCP_SOCKET : Series.SCTP_SOCKET;
-                        double ratio = results.ratio(each, baseline, kind, size);
+                    if (each.baseline != null) {
+                        double ratio = results.ratio(each, each.baseline, kind, size);
                         out.append(Double.isNaN(ratio) ? String.format(Locale.ROOT, " %6s", "-")
                                 : String.format(Locale.ROOT, " %6.2f", ratio));
                     }

@@ -102,6 +102,11 @@ final class CompareCommand implements Callable<Integer> {
     @Option(names = "--json", description = "print the JSON instead of the table")
     boolean json;
 
+    @Option(names = "--exs", description = "add the Extended Sockets API's normal sends over each transport (EXS "
+            + "over MPA, EXS over SCTP: advertised, read, acknowledged), each end driven by its own thread; both ends "
+            + "in this process, with the transports' defaults")
+    boolean exs;
+
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
@@ -123,15 +128,28 @@ final class CompareCommand implements Callable<Integer> {
         if (once) {
             throw new IllegalArgumentException("--once is for the responder (--serve)");
         }
+        if (exs && (peer != null || !crc || mpaMtu != 0 || !sctpStack.equals("auto"))) {
+            throw new IllegalArgumentException("--exs runs EXS in this process over the transports' defaults (the "
+                    + "preferred SCTP backend, MPA with CRCs): give it without --peer, --no-crc, --mpa-mtu and "
+                    + "--sctp-stack");
+        }
         List<Compare.Series> series = new ArrayList<>();
         SctpStack stack = null;
         for (String transport : transports != null ? transports : List.of("mpa", "sctp")) {
             switch (transport.toLowerCase(Locale.ROOT)) {
-                case "mpa" -> series.addAll(List.of(Compare.Series.TCP_SOCKET, Compare.Series.RDDP_MPA));
+                case "mpa" -> {
+                    series.addAll(List.of(Compare.Series.TCP_SOCKET, Compare.Series.RDDP_MPA));
+                    if (exs) {
+                        series.add(Compare.Series.EXS_MPA);
+                    }
+                }
                 case "sctp" -> {
                     try {
                         stack = SctpStacks.byName(sctpStack);
                         series.addAll(List.of(Compare.Series.SCTP_SOCKET, Compare.Series.RDDP_SCTP));
+                        if (exs) {
+                            series.add(Compare.Series.EXS_SCTP);
+                        }
                     } catch (java.io.IOException | UnsupportedOperationException e) {
                         if (transports != null) {
                             throw e; // asked for by name: no quiet fallback

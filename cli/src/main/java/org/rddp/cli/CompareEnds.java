@@ -72,6 +72,8 @@ final class CompareEnds {
             case SCTP_SOCKET -> new SctpServer(task, stack(transports), bind);
             case RDDP_MPA -> new RddpServer(task, transports.mpa(), bind);
             case RDDP_SCTP -> new RddpServer(task, transports.sctp(), bind);
+            case EXS_MPA, EXS_SCTP -> throw new IllegalArgumentException(task.series().label
+                    + " runs with both ends in one process only");
         };
     }
 

@@ -200,13 +200,27 @@ final class ExsBench {
 
     /** EXS throughput: {@code depth} messages of {@code size} octets in flight, each end on a thread of its own. */
     Bandwidth exsBandwidth(Mode mode, int size, int depth) throws Exception {
-        Window window = new Window(warmUp, measured);
+        Window window = new Window(warmUp, measured, -1);
+        run(mode, size, depth, window);
+        return window.bandwidth("EXS " + mode.name().toLowerCase() + " over " + scheme, size);
+    }
+
+    /**
+     * {@code messages} normal sends of {@code size} octets, {@code depth} in flight, counted from the first that
+     * arrives: {@code rddp compare}'s EXS bandwidth point (compare warms up itself).
+     */
+    PerfResult.Bandwidth exsMessages(int size, long messages, int depth) throws Exception {
+        Window window = new Window(Duration.ZERO, Duration.ZERO, messages * size);
+        run(Mode.NORMAL, size, depth, window);
+        return window.perfResult(size);
+    }
+
+    private void run(Mode mode, int size, int depth, Window window) throws Exception {
         try (Pair pair = new Pair(mode == Mode.IMMEDIATE ? size : 0, depth,
                 (exs, queue, socket) -> send(exs, queue, socket, mode, size, depth, window))) {
             ExsMemory sink = pair.serverExs.register(Arena.ofAuto().allocate((long) size * depth, 64));
             receive(pair, sink, size, depth, window);
             pair.finish();
-            return window.bandwidth("EXS " + mode.name().toLowerCase() + " over " + scheme, size);
         }
     }
 
@@ -268,6 +282,15 @@ final class ExsBench {
 
     /** EXS one-way latency over {@code iterations} messages after as many to warm up. */
     Latency exsLatency(Mode mode, int size, int iterations) throws Exception {
+        return new Latency("EXS " + mode.name().toLowerCase() + " over " + scheme, size,
+                pingPong(mode, size, iterations).typicalUsec());
+    }
+
+    /**
+     * Samples of {@code iterations} exchanges after as many to warm up: ping-pongs (half of each round trip), or
+     * for a persistent block, reads of it.
+     */
+    PerfResult.Latency pingPong(Mode mode, int size, int iterations) throws Exception {
         long[] samples = new long[iterations];
         if (mode == Mode.PERSISTENT) { // the client reads the server's block again and again
             try (Pair pair = new Pair(0, 4, (exs, queue, socket) -> {
@@ -286,8 +309,7 @@ final class ExsBench {
                 pair.serveUntilClientDone();
                 pair.finish();
             }
-            return new Latency("EXS persistent over " + scheme, size,
-                    PerfResult.Latency.of(size, samples, 1).typicalUsec());
+            return PerfResult.Latency.of(size, samples, 1);
         }
         try (Pair pair = new Pair(mode == Mode.IMMEDIATE ? size : 0, 4,
                 (exs, queue, socket) -> echo(exs, queue, socket, size, 2 * iterations))) {
@@ -303,8 +325,7 @@ final class ExsBench {
             }
             pair.finish();
         }
-        return new Latency("EXS " + mode.name().toLowerCase() + " over " + scheme, size,
-                PerfResult.Latency.of(size, samples, 2).typicalUsec());
+        return PerfResult.Latency.of(size, samples, 2);
     }
 
     /** Sends back each of {@code messages} messages; returns once the last reply was taken (its send event). */
@@ -382,7 +403,7 @@ final class ExsBench {
                     clientQp.postSend(read.wrId(i).sge(0, sink, (long) i * size, size).remote(block.rkey(),
                             block.iova()));
                 }
-                Window window = new Window(warmUp, measured);
+                Window window = new Window(warmUp, measured, -1);
                 WorkCompletion completion = new WorkCompletion();
                 int empty = 0;
                 while (!window.over) {
@@ -473,12 +494,14 @@ final class ExsBench {
     // ---- helpers ----
 
     /**
-     * The measured window of a bandwidth run: octets counted once the warm-up is over, until the measured time is;
-     * CPU time of the process over the same window.
+     * The measured window of a bandwidth run: octets counted once the warm-up is over, until the measured time is
+     * (or a number of octets arrived); CPU time of the process over the same window.
      */
     private static final class Window {
         private final long warmEnd;
         private final long end;
+        /** The octets after which the window ends, or -1: it ends with the measured time. */
+        private final long octets;
         private long moved;
         private long startBytes = -1;
         private long startNanos;
@@ -489,7 +512,8 @@ final class ExsBench {
         volatile boolean over;
         volatile Exception failure;
 
-        Window(Duration warmUp, Duration measured) {
+        Window(Duration warmUp, Duration measured, long octets) {
+            this.octets = octets;
             long now = System.nanoTime();
             this.warmEnd = now + warmUp.toNanos();
             this.end = warmEnd + measured.toNanos();
@@ -506,7 +530,7 @@ final class ExsBench {
                 startBytes = moved;
                 startNanos = now;
                 startCpu = processCpu();
-            } else if (startBytes >= 0 && now >= end && !over) {
+            } else if (startBytes >= 0 && (octets < 0 ? now >= end : moved - startBytes >= octets) && !over) {
                 endBytes = moved;
                 endNanos = now;
                 endCpu = processCpu();
@@ -517,6 +541,13 @@ final class ExsBench {
         void failed(Exception e) {
             failure = e;
             over = true;
+        }
+
+        PerfResult.Bandwidth perfResult(int size) throws Exception {
+            if (failure != null) {
+                throw failure;
+            }
+            return PerfResult.Bandwidth.of(size, (endBytes - startBytes) / size, endNanos - startNanos, 0);
         }
 
         Bandwidth bandwidth(String series, int size) throws Exception {

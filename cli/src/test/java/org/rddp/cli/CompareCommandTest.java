@@ -220,6 +220,26 @@ class CompareCommandTest {
     }
 
     @Test
+    void addsTheExsSeriesOverEachTransportWhenAsked(@TempDir Path out) throws Exception {
+        Run run = PingCommandTest.rddp("compare", "--exs", "--sizes", "4096", "--mib-per-point", "1",
+                "--latency-iters", "20", "-o", out.toString(), "--json");
+        assertThat(run.status()).as(run.err()).isZero();
+        JsonNode json = new ObjectMapper().readTree(out.resolve("compare.json").toFile());
+        Set<String> exs = new HashSet<>();
+        for (JsonNode point : json.get("points")) {
+            if (point.get("series").asText().startsWith("EXS")) {
+                exs.add(point.get("series").asText() + " " + point.get("kind").asText());
+                assertThat(point.get("value").asDouble()).as(point.toString()).isPositive();
+            }
+        }
+        assertThat(exs).containsExactlyInAnyOrder("EXS over MPA bandwidth", "EXS over MPA latency",
+                "EXS over SCTP bandwidth", "EXS over SCTP latency");
+        Run remote = PingCommandTest.rddp("compare", "--exs", "--peer", "127.0.0.1", "-o", out.toString());
+        assertThat(remote.status()).isOne();
+        assertThat(remote.err()).contains("--exs runs EXS in this process");
+    }
+
+    @Test
     void anUnknownTransportIsRefused(@TempDir Path out) {
         Run run = PingCommandTest.rddp("compare", "-t", "udp", "-o", out.toString());
         assertThat(run.status()).isOne();
