@@ -21,6 +21,7 @@ import org.rddp.exs.ExsMemory;
 import org.rddp.exs.ExsOption;
 import org.rddp.exs.ExsQueue;
 import org.rddp.exs.ExsSocket;
+import org.rddp.loop.Loop;
 import org.rddp.loop.Progress;
 import org.rddp.verbs.Access;
 import org.rddp.verbs.AcceptOptions;
@@ -63,8 +64,13 @@ final class ExsBench {
      * @param bytes          message size
      * @param mbps           MB/s (2^20 octets) the receiver took during the measured time
      * @param cpuSecondsPerGb CPU time of the whole process (both ends, their transports) per 10^9 octets moved
+     * @param senderCpuSecondsPerGb   the sending side's CPU time per 10^9 octets (its thread, which drives its
+     *                                transport under manual progress), or NaN when its transport has a thread of
+     *                                its own
+     * @param receiverCpuSecondsPerGb the receiving side's, likewise
      */
-    record Bandwidth(String series, int bytes, double mbps, double cpuSecondsPerGb) {
+    record Bandwidth(String series, int bytes, double mbps, double cpuSecondsPerGb, double senderCpuSecondsPerGb,
+            double receiverCpuSecondsPerGb) {
     }
 
     /**
@@ -219,6 +225,8 @@ final class ExsBench {
         try (Pair pair = new Pair(mode == Mode.IMMEDIATE ? size : 0, depth,
                 (exs, queue, socket) -> send(exs, queue, socket, mode, size, depth, window))) {
             ExsMemory sink = pair.serverExs.register(Arena.ofAuto().allocate((long) size * depth, 64));
+            window.sides(pair.client, Thread.currentThread(), manual);
+            window.begin();
             receive(pair, sink, size, depth, window);
             pair.finish();
         }
@@ -373,66 +381,90 @@ final class ExsBench {
 
     // ---- the same transport's RDMA Read ----
 
-    /** RDMA Read bandwidth over the transport with verbs: {@code depth} Reads of {@code size} octets in flight. */
+    /**
+     * RDMA Read bandwidth over the transport with verbs: {@code depth} Reads of {@code size} octets in flight. The
+     * reading side runs on the caller's thread, the side read from on a thread of its own ({@code read-responder}),
+     * each driving its own transport under manual progress, as the EXS ends do.
+     */
     Bandwidth readBandwidth(int size, int depth) throws Exception {
         TransportProvider provider = TransportProvider.forScheme(scheme);
         InetAddress loopback = InetAddress.getLoopbackAddress();
-        try (ConnectionManager responder = provider.open(loopback);
-                ConnectionManager initiator = provider.open(loopback)) {
-            RdmaDevice serverDevice = new RdmaDevice("read-bw-server");
-            RdmaDevice clientDevice = new RdmaDevice("read-bw-client");
-            ProtectionDomain serverPd = serverDevice.allocateProtectionDomain();
-            ProtectionDomain clientPd = clientDevice.allocateProtectionDomain();
-            CompletionQueue serverCq = serverDevice.createCompletionQueue(16);
-            CompletionQueue clientCq = clientDevice.createCompletionQueue(2 * depth);
-            QueuePair serverQp = serverPd.createQueuePair(QpAttributes.of(serverCq, depth, 1));
-            QueuePair clientQp = clientPd.createQueuePair(QpAttributes.of(clientCq, depth, 1));
-            MemoryRegion block = serverPd.register(Arena.ofAuto().allocate(size, 64), EnumSet.of(Access.REMOTE_READ));
-            MemoryRegion sink = clientPd.register(Arena.ofAuto().allocate((long) size * depth, 64),
-                    EnumSet.of(Access.LOCAL_WRITE));
-            InetSocketAddress address = new InetSocketAddress(loopback, freePort());
-            CompletableFuture<Void> accepted = new CompletableFuture<>();
-            try (Listener listener = responder.listen(address, request -> request.accept(serverQp,
-                    new AcceptOptions(PrivateData.EMPTY, depth, depth)).whenComplete((made, failed) -> accepted
-                    .complete(null)))) {
-                initiator.connect(clientQp, address, ConnectOptions.of(depth, depth))
-                        .get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
-                accepted.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
-                SendWorkRequest read = new SendWorkRequest(1).opcode(WorkOpcode.RDMA_READ).signaled(true);
-                for (int i = 0; i < depth; i++) {
-                    clientQp.postSend(read.wrId(i).sge(0, sink, (long) i * size, size).remote(block.rkey(),
-                            block.iova()));
-                }
-                Window window = new Window(warmUp, measured, -1);
-                WorkCompletion completion = new WorkCompletion();
-                int empty = 0;
-                while (!window.over) {
-                    if (!clientCq.poll(completion)) {
-                        window.tick();
-                        if (++empty > Completions.SPINS) { // waits as the EXS ends do, leaving the loops the cores
-                            clientCq.requestNotification(false);
-                            if (!clientCq.poll(completion)) {
-                                clientCq.awaitNotification(WAIT);
-                                continue;
-                            }
-                        } else {
-                            continue;
+        InetSocketAddress address = new InetSocketAddress(loopback, freePort());
+        CompletableFuture<MemoryRegion> listening = new CompletableFuture<>();
+        Window window = new Window(warmUp, measured, -1);
+        Thread responder = Thread.ofPlatform().name("read-responder").start(() -> {
+            try (ConnectionManager manager = provider.open(loopback, progress())) {
+                RdmaDevice device = new RdmaDevice("read-bw-server");
+                ProtectionDomain pd = device.allocateProtectionDomain();
+                CompletionQueue cq = device.createCompletionQueue(16);
+                QueuePair qp = pd.createQueuePair(QpAttributes.of(cq, depth, 1));
+                MemoryRegion block = pd.register(Arena.ofAuto().allocate(size, 64), EnumSet.of(Access.REMOTE_READ));
+                try (Listener listener = manager.listen(address, request -> request.accept(qp,
+                        new AcceptOptions(PrivateData.EMPTY, depth, depth)))) {
+                    listening.complete(block);
+                    WorkCompletion completion = new WorkCompletion();
+                    while (!window.over) { // serves the Reads: its loop runs as it waits
+                        cq.requestNotification(false);
+                        if (!cq.poll(completion)) {
+                            cq.awaitNotification(WAIT);
                         }
                     }
-                    empty = 0;
-                    if (completion.status() != WcStatus.SUCCESS) {
-                        throw new IOException("an RDMA Read failed: " + completion.status());
-                    }
-                    window.moved(completion.byteLength());
-                    long slot = completion.wrId();
-                    clientQp.postSend(read.wrId(slot).sge(0, sink, slot * size, size).remote(block.rkey(),
-                            block.iova()));
-                    window.tick();
                 }
-                clientQp.disconnect();
-                return window.bandwidth("RDMA Read over " + scheme, size);
+            } catch (Exception e) {
+                listening.completeExceptionally(e);
+                window.failed(e);
             }
+        });
+        MemoryRegion block;
+        try {
+            block = listening.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw e.getCause() instanceof Exception cause ? cause : e;
         }
+        try (ConnectionManager initiator = provider.open(loopback, progress())) {
+            RdmaDevice device = new RdmaDevice("read-bw-client");
+            ProtectionDomain pd = device.allocateProtectionDomain();
+            CompletionQueue cq = device.createCompletionQueue(2 * depth);
+            QueuePair qp = pd.createQueuePair(QpAttributes.of(cq, depth, 1));
+            MemoryRegion sink = pd.register(Arena.ofAuto().allocate((long) size * depth, 64),
+                    EnumSet.of(Access.LOCAL_WRITE));
+            Loop.joinOwned(initiator.connect(qp, address, ConnectOptions.of(depth, depth)), TIMEOUT);
+            SendWorkRequest read = new SendWorkRequest(1).opcode(WorkOpcode.RDMA_READ).signaled(true);
+            for (int i = 0; i < depth; i++) {
+                qp.postSend(read.wrId(i).sge(0, sink, (long) i * size, size).remote(block.rkey(), block.iova()));
+            }
+            window.sides(responder, Thread.currentThread(), manual);
+            window.begin();
+            WorkCompletion completion = new WorkCompletion();
+            int empty = 0;
+            while (!window.over) {
+                if (!cq.poll(completion)) {
+                    window.tick();
+                    if (++empty > Completions.SPINS) { // waits as the EXS ends do
+                        cq.requestNotification(false);
+                        if (!cq.poll(completion)) {
+                            cq.awaitNotification(WAIT);
+                            continue;
+                        }
+                    } else {
+                        continue;
+                    }
+                }
+                empty = 0;
+                if (completion.status() != WcStatus.SUCCESS) {
+                    throw new IOException("an RDMA Read failed: " + completion.status());
+                }
+                window.moved(completion.byteLength());
+                long slot = completion.wrId();
+                qp.postSend(read.wrId(slot).sge(0, sink, slot * size, size).remote(block.rkey(), block.iova()));
+                window.tick();
+            }
+        } catch (Exception e) {
+            window.failed(e);
+        } finally {
+            responder.join(TIMEOUT);
+        }
+        return window.bandwidth("RDMA Read over " + scheme, size);
     }
 
     // ---- TCP ----
@@ -444,30 +476,39 @@ final class ExsBench {
                 SocketChannel client = Baselines.noDelay(SocketChannel.open(listening.getLocalAddress()));
                 SocketChannel server = listening.accept()) {
             long warmUpIterations = Math.max(16, (long) (warmUp.toNanos() / 1e9 * 1e9 / size));
-            double rate = warmUpIterations / Math.max(1e-3, run(client, server, size, warmUpIterations)); // calibrates
+            double rate = warmUpIterations / Math.max(1e-3, run(client, server, size, warmUpIterations).seconds);
             long iterations = Math.max(16, (long) (rate * measured.toNanos() / 1e9));
             long cpu = processCpu();
-            double seconds = run(client, server, size, iterations);
-            double bytes = (double) size * iterations;
-            return new Bandwidth("TCP", size, bytes / seconds / (1 << 20), (processCpu() - cpu) / 1e9 / (bytes / 1e9));
+            TcpRun run = run(client, server, size, iterations);
+            double gb = (double) size * iterations / 1e9;
+            return new Bandwidth("TCP", size, gb * 1e9 / run.seconds / (1 << 20), (processCpu() - cpu) / 1e9 / gb,
+                    run.senderCpu / 1e9 / gb, run.receiverCpu / 1e9 / gb);
         }
     }
 
-    /** Moves {@code iterations} writes of {@code size} octets; returns the seconds it took. */
-    private static double run(SocketChannel client, SocketChannel server, int size, long iterations)
+    /** A TCP run: how long it took, and each side's CPU time in nanoseconds (each side is one thread). */
+    private record TcpRun(double seconds, long senderCpu, long receiverCpu) {
+    }
+
+    /** Moves {@code iterations} writes of {@code size} octets, the sink on a thread of its own. */
+    private static TcpRun run(SocketChannel client, SocketChannel server, int size, long iterations)
             throws Exception {
-        CompletableFuture<Void> sunk = CompletableFuture.runAsync(() -> {
+        java.lang.management.ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        CompletableFuture<Long> sunk = CompletableFuture.supplyAsync(() -> {
             try {
+                long cpu = threads.getCurrentThreadCpuTime();
                 Baselines.tcpSink(server, (long) size * iterations);
+                return threads.getCurrentThreadCpuTime() - cpu;
             } catch (IOException e) {
                 throw new java.io.UncheckedIOException(e);
             }
         }, runnable -> Thread.ofPlatform().name("tcp-sink").start(runnable));
+        long cpu = threads.getCurrentThreadCpuTime();
         long start = System.nanoTime();
         Baselines.tcpSend(client, size, iterations);
         double seconds = (System.nanoTime() - start) / 1e9;
-        sunk.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
-        return seconds;
+        long senderCpu = threads.getCurrentThreadCpuTime() - cpu;
+        return new TcpRun(seconds, senderCpu, sunk.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS));
     }
 
     /** A TCP socket's one-way latency: half the median ping-pong round trip. */
@@ -498,8 +539,10 @@ final class ExsBench {
      * (or a number of octets arrived); CPU time of the process over the same window.
      */
     private static final class Window {
-        private final long warmEnd;
-        private final long end;
+        private final Duration warmUp;
+        private final Duration measured;
+        private long warmEnd;
+        private long end;
         /** The octets after which the window ends, or -1: it ends with the measured time. */
         private final long octets;
         private long moved;
@@ -511,12 +554,35 @@ final class ExsBench {
         private long endCpu;
         volatile boolean over;
         volatile Exception failure;
+        /** The two sides' threads, when each does all of its side's work (manual progress); else null. */
+        private Thread sender;
+        private Thread receiver;
+        private long startSender;
+        private long startReceiver;
+        private long endSender;
+        private long endReceiver;
 
         Window(Duration warmUp, Duration measured, long octets) {
             this.octets = octets;
-            long now = System.nanoTime();
-            this.warmEnd = now + warmUp.toNanos();
-            this.end = warmEnd + measured.toNanos();
+            this.warmUp = warmUp;
+            this.measured = measured;
+        }
+
+        /** Starts the clock: the warm-up from now, then the measured time. On the thread that ticks. */
+        void begin() {
+            warmEnd = System.nanoTime() + warmUp.toNanos();
+            end = warmEnd + measured.toNanos();
+        }
+
+        /**
+         * Names the threads of the two sides, whose CPU time is then taken over the window too; only when each does
+         * all of its side's work ({@code manual}). Before the window starts, on the thread that ticks it.
+         */
+        void sides(Thread sendingSide, Thread receivingSide, boolean manual) {
+            if (manual) {
+                this.sender = sendingSide;
+                this.receiver = receivingSide;
+            }
         }
 
         void moved(long octets) {
@@ -530,10 +596,14 @@ final class ExsBench {
                 startBytes = moved;
                 startNanos = now;
                 startCpu = processCpu();
+                startSender = threadCpu(sender);
+                startReceiver = threadCpu(receiver);
             } else if (startBytes >= 0 && (octets < 0 ? now >= end : moved - startBytes >= octets) && !over) {
                 endBytes = moved;
                 endNanos = now;
                 endCpu = processCpu();
+                endSender = threadCpu(sender);
+                endReceiver = threadCpu(receiver);
                 over = true;
             }
         }
@@ -556,9 +626,18 @@ final class ExsBench {
             }
             double bytes = endBytes - startBytes;
             double seconds = (endNanos - startNanos) / 1e9;
-            return new Bandwidth(series, size, bytes / seconds / (1 << 20), (endCpu - startCpu) / 1e9
-                    / Math.max(1, bytes / 1e9));
+            double gb = Math.max(1, bytes) / 1e9;
+            boolean sided = sender != null && startSender >= 0 && endSender >= 0 && startReceiver >= 0
+                    && endReceiver >= 0;
+            return new Bandwidth(series, size, bytes / seconds / (1 << 20), (endCpu - startCpu) / 1e9 / gb,
+                    sided ? (endSender - startSender) / 1e9 / gb : Double.NaN,
+                    sided ? (endReceiver - startReceiver) / 1e9 / gb : Double.NaN);
         }
+    }
+
+    /** A thread's CPU time in nanoseconds; -1 when there is none (no thread, or one that ended). */
+    private static long threadCpu(Thread thread) {
+        return thread == null ? -1 : ManagementFactory.getThreadMXBean().getThreadCpuTime(thread.threadId());
     }
 
     private static long processCpu() {

@@ -65,8 +65,9 @@ final class ExsCommand {
 
     /** {@code rddp exs-bw}. */
     @Command(name = "exs-bw", mixinStandardHelpOptions = true, sortOptions = false,
-            description = "EXS throughput for normal, immediate and persistent sends, with CPU per GB, next to the "
-                    + "transport's RDMA Read and a TCP socket (the paper's Figures 3 and 4).")
+            description = "EXS throughput for normal, immediate and persistent sends, with CPU per GB (the process's, "
+                    + "and each side's thread's: with manual progress a side's thread does all of its work), next to "
+                    + "the transport's RDMA Read and a TCP socket (the paper's Figures 3 and 4).")
     static final class Bandwidth extends Common {
         @Option(names = "--sizes", split = ",", defaultValue = "1024,16384,65536,262144,1048576",
                 description = "message sizes in octets; default: ${DEFAULT-VALUE}")
@@ -95,8 +96,9 @@ final class ExsCommand {
                 }
                 points.add(ExsBench.tcpBandwidth(size, time, time));
             }
-            print(points, String.format("%-28s %10s %12s %14s %12s", "series", "#bytes", "MB/sec", "CPU s/GB",
-                    "of the Read"), point -> row((ExsBench.Bandwidth) point, points));
+            print(points, String.format("%-28s %10s %12s %12s %12s %12s %12s", "series", "#bytes", "MB/sec",
+                    "CPU s/GB", "sender", "receiver", "of the Read"), point -> row((ExsBench.Bandwidth) point,
+                    points));
             return 0;
         }
 
@@ -110,8 +112,14 @@ final class ExsCommand {
                     ratio = String.format("%.2f", point.mbps() / read.mbps());
                 }
             }
-            return String.format("%-28s %10d %12.1f %14.3f %12s", point.series(), point.bytes(), point.mbps(),
-                    point.cpuSecondsPerGb(), ratio);
+            return String.format("%-28s %10d %12.1f %12.3f %12s %12s %12s", point.series(), point.bytes(),
+                    point.mbps(), point.cpuSecondsPerGb(), side(point.senderCpuSecondsPerGb()),
+                    side(point.receiverCpuSecondsPerGb()), ratio);
+        }
+
+        /** One side's CPU seconds per GB, or "-" when its transport had a thread of its own. */
+        private static String side(double cpuSecondsPerGb) {
+            return Double.isNaN(cpuSecondsPerGb) ? "-" : String.format("%.3f", cpuSecondsPerGb);
         }
     }
 

@@ -34,6 +34,9 @@ class ExsCommandTest {
         for (JsonNode point : points) {
             assertThat(point.get("mbps").asDouble()).as("%s", point).isPositive();
             assertThat(point.get("cpuSecondsPerGb").asDouble()).as("%s", point).isPositive();
+            // each side is one thread that does all its work (manual progress), so its CPU time is the side's
+            assertThat(point.get("senderCpuSecondsPerGb").asDouble()).as("%s", point).isPositive();
+            assertThat(point.get("receiverCpuSecondsPerGb").asDouble()).as("%s", point).isPositive();
         }
     }
 
