@@ -7,6 +7,7 @@ module org.rddp.cli {
     requires org.rddp.check;
     requires org.rddp.exs;
     requires jdk.management; // the benchmarks' CPU time per gigabyte
+    requires jdk.sctp; // compare's baseline on a host with kernel SCTP: the JDK's SctpChannel
     requires info.picocli;
     requires com.fasterxml.jackson.databind;
     requires org.jfree.jfreechart;

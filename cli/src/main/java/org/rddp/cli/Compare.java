@@ -26,6 +26,8 @@ final class Compare {
         /** The Extended Sockets API's normal sends (advertised, read, acknowledged), in one process only. */
         EXS_MPA("EXS over MPA", TCP_SOCKET),
         SCTP_SOCKET("SCTP socket", null),
+        /** The JDK's {@code SctpChannel}, on a host with kernel SCTP: what a Java program there would use. */
+        JDK_SCTP_SOCKET("SctpChannel (JDK)", null),
         RDDP_SCTP("RDDP over SCTP", SCTP_SOCKET),
         EXS_SCTP("EXS over SCTP", SCTP_SOCKET);
 
@@ -290,6 +292,9 @@ final class Compare {
                 if (each.baseline != null) {
                     out.append(String.format(Locale.ROOT, " %6s", "ratio"));
                 }
+                if (againstJdk(each, series)) {
+                    out.append(String.format(Locale.ROOT, " %6s", "/JDK"));
+                }
             }
             out.append('\n');
             for (int size : results.sizes()) {
@@ -304,9 +309,10 @@ final class Compare {
                                     100 * (point.max() - point.min()) / point.value())
                             : String.format(Locale.ROOT, " %16.2f", point.value()));
                     if (each.baseline != null) {
-                        double ratio = results.ratio(each, each.baseline, kind, size);
-                        out.append(Double.isNaN(ratio) ? String.format(Locale.ROOT, " %6s", "-")
-                                : String.format(Locale.ROOT, " %6.2f", ratio));
+                        out.append(ratio(results.ratio(each, each.baseline, kind, size)));
+                    }
+                    if (againstJdk(each, series)) {
+                        out.append(ratio(results.ratio(each, Series.JDK_SCTP_SOCKET, kind, size)));
                     }
                 }
                 out.append('\n');
@@ -314,6 +320,16 @@ final class Compare {
             out.append('\n');
         }
         return out.toString();
+    }
+
+    /** Whether {@code each} gets a second ratio, to the JDK's SCTP socket (which runs next to it). */
+    private static boolean againstJdk(Series each, List<Series> series) {
+        return each.baseline == Series.SCTP_SOCKET && series.contains(Series.JDK_SCTP_SOCKET);
+    }
+
+    private static String ratio(double ratio) {
+        return Double.isNaN(ratio) ? String.format(Locale.ROOT, " %6s", "-")
+                : String.format(Locale.ROOT, " %6.2f", ratio);
     }
 
     /** Writes {@code compare.json}, {@code bandwidth.png} and {@code latency.png} into {@code folder}. */

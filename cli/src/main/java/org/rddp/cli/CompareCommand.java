@@ -146,7 +146,16 @@ final class CompareCommand implements Callable<Integer> {
                 case "sctp" -> {
                     try {
                         stack = SctpStacks.byName(sctpStack);
-                        series.addAll(List.of(Compare.Series.SCTP_SOCKET, Compare.Series.RDDP_SCTP));
+                        series.add(Compare.Series.SCTP_SOCKET);
+                        if (stack.name().equals("kernel") && peer == null) {
+                            String jdk = JdkSctp.unavailable();
+                            if (jdk == null) {
+                                series.add(Compare.Series.JDK_SCTP_SOCKET); // what a Java user would pick
+                            } else {
+                                err.println("compare: " + jdk + "; comparing without it");
+                            }
+                        }
+                        series.add(Compare.Series.RDDP_SCTP);
                         if (exs) {
                             series.add(Compare.Series.EXS_SCTP);
                         }

@@ -70,6 +70,7 @@ final class CompareEnds {
         return switch (task.series()) {
             case TCP_SOCKET -> new TcpServer(task, bind);
             case SCTP_SOCKET -> new SctpServer(task, stack(transports), bind);
+            case JDK_SCTP_SOCKET -> new JdkSctpServer(task, bind);
             case RDDP_MPA -> new RddpServer(task, transports.mpa(), bind);
             case RDDP_SCTP -> new RddpServer(task, transports.sctp(), bind);
             case EXS_MPA, EXS_SCTP -> throw new IllegalArgumentException(task.series().label
@@ -85,6 +86,12 @@ final class CompareEnds {
                 try (SocketChannel channel = Baselines.noDelay(SocketChannel.open(server))) {
                     return bandwidth ? Baselines.tcpSend(channel, task.size(), task.iterations())
                             : Baselines.tcpPing(channel, task.size(), (int) task.iterations(), TIMEOUT);
+                }
+            }
+            case JDK_SCTP_SOCKET -> {
+                try (com.sun.nio.sctp.SctpChannel channel = JdkSctp.connect(server)) {
+                    return bandwidth ? JdkSctp.send(channel, task.size(), task.iterations())
+                            : JdkSctp.ping(channel, task.size(), (int) task.iterations(), TIMEOUT);
                 }
             }
             case SCTP_SOCKET -> {
@@ -337,6 +344,46 @@ final class CompareEnds {
                 accepted.join().abort(); // accepted, never served
             }
             loop.close(); // on its own thread: the listener's close queued above runs first
+        }
+    }
+
+    /** The JDK SCTP baseline's server end: a server channel of the JDK's, one association per point. */
+    private static final class JdkSctpServer implements Server {
+        private final Task task;
+        private final com.sun.nio.sctp.SctpServerChannel listening;
+
+        JdkSctpServer(Task task, InetAddress bind) throws IOException {
+            this.task = task;
+            this.listening = JdkSctp.listen(bind);
+        }
+
+        @Override
+        public int port() {
+            try {
+                return JdkSctp.port(listening);
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }
+
+        @Override
+        public void serve() throws Exception {
+            try (com.sun.nio.sctp.SctpChannel channel = JdkSctp.accept(listening, TIMEOUT)) {
+                if (task.bandwidth()) {
+                    JdkSctp.sink(channel, task.size() * task.iterations());
+                } else {
+                    JdkSctp.echo(channel, task.size(), (int) task.iterations(), TIMEOUT);
+                }
+            }
+        }
+
+        @Override
+        public void close() {
+            try {
+                listening.close();
+            } catch (IOException e) {
+                // the point is over anyway
+            }
         }
     }
 }

@@ -2,8 +2,13 @@ package org.rddp.interop.vm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -23,6 +28,39 @@ class KernelSctpVmTest {
                 Vm.junit(List.of(), SUITES + "KernelSctpGuestSuite"));
         assertThat(outcome.status()).as(outcome.tail()).isZero();
         assertThat(outcome.output()).contains("GUEST-RESULT succeeded=87 failed=0 aborted=0");
+    }
+
+    /**
+     * On a host with kernel SCTP, {@code rddp compare} runs the JDK's own {@code SctpChannel} (what a Java program
+     * would use instead of RDDP) next to the project's FFM socket and RDDP over the same kernel SCTP, and gives RDDP's
+     * ratio to it. The guest is emulated: the test asserts that every point was measured, not how fast.
+     */
+    @Test
+    @Timeout(value = 10, unit = TimeUnit.MINUTES)
+    void compareRunsTheJdksSctpChannelAsTheKernelBaseline() throws Exception {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
+                .toString(), "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow", "-cp",
+                System.getProperty("java.class.path"), "org.rddp.cli.Main", "compare", "-t", "sctp", "--sctp-stack",
+                "kernel", "--sizes", "1024,65536", "--mib-per-point", "2", "--latency-iters", "100", "-o",
+                "/tmp/compare", "--json"));
+        Vm.Outcome outcome = Vm.run("compare-jdk-sctp", List.of("--load", "sctp"), command);
+        assertThat(outcome.status()).as(outcome.tail()).isZero();
+        String output = outcome.output();
+        int start = output.indexOf("\n{");
+        int end = output.lastIndexOf("\n}");
+        assertThat(start).as(outcome.tail()).isPositive();
+        JsonNode json = new ObjectMapper().readTree(output.substring(start, end + 2));
+        Set<String> measured = new HashSet<>();
+        for (JsonNode point : json.get("points")) {
+            assertThat(point.get("value").asDouble()).as("%s", point).isPositive();
+            measured.add(point.get("series").asText() + " " + point.get("kind").asText() + " "
+                    + point.get("bytes").asInt());
+        }
+        for (String series : List.of("SctpChannel (JDK)", "SCTP socket", "RDDP over SCTP")) {
+            for (String kind : List.of("bandwidth", "latency")) {
+                assertThat(measured).contains(series + " " + kind + " 1024", series + " " + kind + " 65536");
+            }
+        }
     }
 
     /**
