@@ -5,6 +5,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
+import java.nio.channels.SelectableChannel;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
@@ -108,20 +109,15 @@ final class Baselines {
 
     /**
      * A TCP connection made non-blocking for a latency run: each read or write polls busily for up to
-     * {@link Completions#SPIN}, then waits on a selector; gives up after the timeout. Blocking again when closed.
+     * {@link Completions#SPIN}, then waits on a selector ({@link Busy}); gives up after the timeout.
      */
     private static final class BusyChannel implements AutoCloseable {
         private final SocketChannel channel;
-        private final Selector selector;
-        private final SelectionKey key;
-        private final long timeout;
+        private final Busy busy;
 
         BusyChannel(SocketChannel channel, Duration timeout) throws IOException {
             this.channel = channel;
-            this.timeout = timeout.toNanos();
-            channel.configureBlocking(false);
-            selector = Selector.open();
-            key = channel.register(selector, 0);
+            this.busy = new Busy(channel, timeout);
         }
 
         void read(ByteBuffer buffer, String what) throws IOException {
@@ -132,7 +128,7 @@ final class Baselines {
                     throw new IOException("the peer closed the connection before " + what);
                 }
                 if (read == 0) {
-                    await(start, SelectionKey.OP_READ, what);
+                    busy.await(start, SelectionKey.OP_READ, what);
                 }
             }
         }
@@ -141,12 +137,38 @@ final class Baselines {
             long start = System.nanoTime();
             while (buffer.hasRemaining()) {
                 if (channel.write(buffer) == 0) {
-                    await(start, SelectionKey.OP_WRITE, "room to send");
+                    busy.await(start, SelectionKey.OP_WRITE, "room to send");
                 }
             }
         }
 
-        private void await(long start, int interest, String what) throws IOException {
+        @Override
+        public void close() throws IOException {
+            busy.close();
+        }
+    }
+
+    /**
+     * How a baseline's end waits on a channel made non-blocking for a latency run: busily for up to
+     * {@link Completions#SPIN} from the start of an operation, then on a selector; gives up after the timeout. The
+     * channel blocks again when this is closed.
+     */
+    static final class Busy implements AutoCloseable {
+        private final SelectableChannel channel;
+        private final Selector selector;
+        private final SelectionKey key;
+        private final long timeout;
+
+        Busy(SelectableChannel channel, Duration timeout) throws IOException {
+            this.channel = channel;
+            this.timeout = timeout.toNanos();
+            channel.configureBlocking(false);
+            selector = Selector.open();
+            key = channel.register(selector, 0);
+        }
+
+        /** Waits a little for {@code interest} on an operation that began at {@code start} and found nothing. */
+        void await(long start, int interest, String what) throws IOException {
             long waited = System.nanoTime() - start;
             if (waited < Completions.SPIN) {
                 Thread.onSpinWait();

@@ -39,7 +39,6 @@ final class JdkSctp {
      */
     static final int LARGEST_MESSAGE = 16 << 10;
     private static final int STREAM = 1;
-    private static final long NAP_MILLIS = 200;
 
     private JdkSctp() {
     }
@@ -179,29 +178,21 @@ final class JdkSctp {
         }
     }
 
-    /**
-     * A channel made non-blocking for a latency run: each receive or send polls busily for up to
-     * {@link Completions#SPIN}, then waits on a selector; gives up after the timeout. Blocking again when closed.
-     */
+    /** A channel made non-blocking for a latency run, waiting as {@link Baselines.Busy} does. */
     private static final class Busy implements AutoCloseable {
         private final SctpChannel channel;
-        private final Selector selector;
-        private final SelectionKey key;
-        private final long timeout;
+        private final Baselines.Busy busy;
         private final MessageInfo info = message();
 
         Busy(SctpChannel channel, Duration timeout) throws IOException {
             this.channel = channel;
-            this.timeout = timeout.toNanos();
-            channel.configureBlocking(false);
-            selector = Selector.open();
-            key = channel.register(selector, 0);
+            this.busy = new Baselines.Busy(channel, timeout);
         }
 
         void send(ByteBuffer buffer) throws IOException {
             long start = System.nanoTime();
             while (channel.send(buffer, info) == 0) {
-                await(start, SelectionKey.OP_WRITE, "room to send");
+                busy.await(start, SelectionKey.OP_WRITE, "room to send");
             }
         }
 
@@ -210,7 +201,7 @@ final class JdkSctp {
             for (int received = 0; received < size;) {
                 MessageInfo got = channel.receive(buffer.clear(), null, null);
                 if (got == null) {
-                    await(start, SelectionKey.OP_READ, what);
+                    busy.await(start, SelectionKey.OP_READ, what);
                 } else if (got.bytes() < 0) {
                     throw new IOException("the association ended before " + what);
                 } else {
@@ -219,26 +210,9 @@ final class JdkSctp {
             }
         }
 
-        private void await(long start, int interest, String what) throws IOException {
-            long waited = System.nanoTime() - start;
-            if (waited < Completions.SPIN) {
-                Thread.onSpinWait();
-                return;
-            }
-            if (waited > timeout) {
-                throw new IOException("timed out waiting for " + what);
-            }
-            key.interestOps(interest);
-            selector.select(NAP_MILLIS);
-            selector.selectedKeys().clear();
-            key.interestOps(0);
-        }
-
         @Override
         public void close() throws IOException {
-            key.cancel();
-            selector.close();
-            channel.configureBlocking(true);
+            busy.close();
         }
     }
 }
