@@ -134,7 +134,7 @@ public final class Exs implements AutoCloseable {
     }
 
     /**
-     * An event queue driven as {@code driver} says.
+     * An event queue driven as {@code queueDriver} says.
      *
      * @throws IllegalArgumentException a queue with a thread of its own on a transport its opener drives
      */
@@ -159,6 +159,7 @@ public final class Exs implements AutoCloseable {
                     + " cannot wait on its queues: nothing would move");
         }
     }
+
     /** A new socket whose events go to {@code queue} ({@code exs_socket}). */
     public ExsSocket socket(ExsQueue queue) {
         if (queue.exs != this) {

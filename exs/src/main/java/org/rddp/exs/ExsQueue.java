@@ -2,6 +2,7 @@ package org.rddp.exs;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -54,6 +55,8 @@ public final class ExsQueue implements AutoCloseable {
     private final ArrayDeque<ExsEvent> events = new ArrayDeque<>();
     private final Map<Integer, ExsConnection> byQueuePair = new HashMap<>();
     private final WorkCompletion[] batch = new WorkCompletion[32];
+    /** Sockets closing gracefully, each aborted by the thread moving the protocol once its deadline passed. */
+    private final ArrayList<ExsSocket> closing = new ArrayList<>();
     private final Thread thread;
     private Thread progressing;
     private int reserved;
@@ -146,9 +149,10 @@ public final class ExsQueue implements AutoCloseable {
         if (progress() > 0 || !events.isEmpty()) {
             return true;
         }
+        long wait = closeWait(left);
         lock.unlock();
         try {
-            cq.awaitNotification(Duration.ofNanos(left));
+            cq.awaitNotification(Duration.ofNanos(wait));
         } finally {
             lock.lock();
         }
@@ -178,7 +182,7 @@ public final class ExsQueue implements AutoCloseable {
                     throw new TimeoutException("nothing within " + timeout);
                 }
                 if (!future.isDone()) {
-                    cq.awaitNotification(Duration.ofNanos(left));
+                    cq.awaitNotification(Duration.ofNanos(closeWait(left)));
                 }
             }
         }
@@ -213,7 +217,7 @@ public final class ExsQueue implements AutoCloseable {
         try {
             while (!closed) {
                 if (!progressArmed()) {
-                    cq.awaitNotification(FOREVER);
+                    cq.awaitNotification(Duration.ofNanos(closeWait(FOREVER.toNanos())));
                 }
             }
         } catch (InterruptedException e) {
@@ -236,11 +240,15 @@ public final class ExsQueue implements AutoCloseable {
         }
     }
 
-    /** Runs the protocol on what completed; returns the completions handled. Under the lock. */
+    /**
+     * Runs the protocol on what completed, and aborts the closes whose deadline passed; returns the completions and
+     * closes handled. Under the lock.
+     */
     private int progress() {
         progressing = Thread.currentThread();
         int handled = 0;
         try {
+            handled += expireCloses();
             int polled;
             while ((polled = cq.poll(batch)) > 0) {
                 for (int i = 0; i < polled; i++) {
@@ -255,6 +263,51 @@ public final class ExsQueue implements AutoCloseable {
             progressing = null;
         }
         return handled;
+    }
+
+    /** Aborts the closing sockets whose deadline passed; returns how many. Under the lock. */
+    private int expireCloses() {
+        if (closing.isEmpty()) {
+            return 0;
+        }
+        long now = System.nanoTime();
+        int expired = 0;
+        for (int i = closing.size() - 1; i >= 0; i--) { // from the end: an aborted socket leaves the list
+            ExsSocket socket = closing.get(i);
+            if (now - socket.closeDeadline() >= 0) {
+                socket.closeExpired();
+                expired++;
+            }
+        }
+        return expired;
+    }
+
+    /** How long a wait of up to {@code left} nanoseconds may last: until the first close deadline at most. */
+    private long closeWait(long left) {
+        lock.lock();
+        try {
+            long wait = left;
+            long now = System.nanoTime();
+            for (ExsSocket socket : closing) {
+                wait = Math.min(wait, Math.max(1, socket.closeDeadline() - now));
+            }
+            return wait;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** {@code socket} started a graceful close, which its deadline bounds. Under the lock. */
+    void closing(ExsSocket socket) {
+        closing.add(socket);
+        if (driver == Driver.THREAD) {
+            cq.signal(); // the queue's thread may be waiting with no deadline
+        }
+    }
+
+    /** {@code socket} is closed: no deadline of its runs any more. Under the lock. */
+    void closed(ExsSocket socket) {
+        closing.remove(socket);
     }
 
     /**

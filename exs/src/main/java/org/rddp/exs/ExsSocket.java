@@ -13,6 +13,7 @@ import java.util.EnumSet;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.rddp.exs.ExsConnection.RecvOp;
 import org.rddp.exs.ExsConnection.SendOp;
@@ -77,6 +78,8 @@ public final class ExsSocket {
     private ExsException failure;
     private Object connectContext;
     private Object closeContext;
+    /** When a graceful close gives up waiting for the peer ({@link System#nanoTime()}); while CLOSING. */
+    private long closeDeadline;
 
     // listening
     private Listener listener;
@@ -96,16 +99,23 @@ public final class ExsSocket {
         }
     }
 
-    /** Sets an option ({@code exs_fcntl}); before the socket connects or listens. */
+    /**
+     * Sets an option ({@code exs_fcntl}): one agreed with the peer before the socket connects or listens, the
+     * others before it closes.
+     */
     public void setOption(ExsOption option, int value) {
-        int low = option == ExsOption.CREDITS ? 1 : 0;
-        int high = option == ExsOption.CREDITS ? ExsHello.MAX_SLOTS : ExsHello.MAX_IMMEDIATE;
-        if (value < low || value > high) {
-            throw new IllegalArgumentException(option + " is " + low + " to " + high + ", not " + value);
+        if (value < option.min() || value > option.max()) {
+            throw new IllegalArgumentException(option + " is " + option.min() + " to " + option.max() + ", not "
+                    + value);
         }
         queue.lock.lock();
         try {
-            requireState("set " + option, State.NEW, State.BOUND);
+            if (option.negotiated()) {
+                requireState("set " + option, State.NEW, State.BOUND);
+            } else {
+                requireState("set " + option, State.NEW, State.BOUND, State.LISTENING, State.CONNECTING,
+                        State.CONNECTED);
+            }
             options.put(option, value);
         } finally {
             queue.lock.unlock();
@@ -326,7 +336,9 @@ public final class ExsSocket {
 
     /**
      * Closes ({@code exs_close}): a listening socket stops taking connections; a connected one goes down
-     * gracefully. Operations not finished end with an error event; then a {@link ExsEvent.Type#CLOSE} event.
+     * gracefully, or is aborted if the peer has not finished its side within {@link ExsOption#CLOSE_TIMEOUT} (at
+     * once if that is 0). Operations not finished end with an error event; then a {@link ExsEvent.Type#CLOSE}
+     * event, with an error if the close had to abort a connection the peer kept open.
      */
     public void close(Object context) {
         queue.lock.lock();
@@ -340,7 +352,15 @@ public final class ExsSocket {
                 case CONNECTED -> {
                     state = State.CLOSING;
                     closeContext = context;
-                    connection.close();
+                    int timeout = options.get(ExsOption.CLOSE_TIMEOUT);
+                    if (timeout == 0) {
+                        connection.abort();
+                        ended(null, new ExsException(this + ": aborted by its close before it finished"), false);
+                    } else {
+                        closeDeadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeout);
+                        queue.closing(this);
+                        connection.close();
+                    }
                 }
                 case CONNECTING -> {
                     failure = new ExsException(this + ": closed while connecting");
@@ -594,11 +614,37 @@ public final class ExsSocket {
      * connection closed gracefully, at either side's request).
      */
     private void ended(ExsException why, ExsException cancelled) {
+        ended(why, cancelled, why == null);
+    }
+
+    /** As above; {@code graceful}: a persistent send not read again ends without error. */
+    private void ended(ExsException why, ExsException cancelled, boolean graceful) {
         boolean asked = state == State.CLOSING;
+        if (asked) {
+            queue.closed(this);
+        }
         state = State.CLOSED;
         failure = why != null ? why : cancelled;
-        connection.end(cancelled, why == null);
+        connection.end(cancelled, graceful);
         queue.post(new ExsEvent(ExsEvent.Type.CLOSE, this, asked ? closeContext : null, 0, why));
+    }
+
+    /** When this closing socket gives up on the peer ({@link System#nanoTime()}). Under the lock. */
+    long closeDeadline() {
+        return closeDeadline;
+    }
+
+    /**
+     * The peer has not finished closing by the deadline: aborts the connection. Under the lock, on the thread moving
+     * the queue's protocol.
+     */
+    void closeExpired() {
+        if (state == State.CLOSING) {
+            connection.abort();
+            ExsException why = new ExsException(this + ": the peer did not finish closing within "
+                    + options.get(ExsOption.CLOSE_TIMEOUT) + " ms: aborted");
+            ended(why, why);
+        }
     }
 
     private void closeListener() {

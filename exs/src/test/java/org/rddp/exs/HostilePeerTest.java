@@ -205,6 +205,86 @@ class HostilePeerTest {
         assertThat(peer.qp.state()).isEqualTo(QpState.RTS);
     }
 
+    @Test
+    void aCloseThePeerNeverFinishesIsAbortedAtItsDeadline() throws Exception {
+        Pair pair = connect();
+        ExsMemory sink = exs.register(Arena.ofAuto().allocate(64));
+        pair.socket.recv(sink, 0, 64, "waiting");
+        pair.socket.setOption(ExsOption.CLOSE_TIMEOUT, 200); // settable while connected
+        transport.initiator().lastInitiatorEnd().stall(); // the peer takes nothing in: its side never closes
+        pair.socket.close("closing");
+        assertThat(pair.socket.state()).isEqualTo(ExsSocket.State.CLOSING);
+        ExsEvent failed = next(ExsEvent.Type.RECV);
+        assertThat(failed.context()).isEqualTo("waiting");
+        assertThat(failed.error()).hasMessageContaining("did not finish closing within 200 ms");
+        ExsEvent closed = next(ExsEvent.Type.CLOSE);
+        assertThat(closed.context()).isEqualTo("closing");
+        assertThat(closed.error()).hasMessageContaining("did not finish closing within 200 ms: aborted");
+        assertThat(pair.socket.state()).isEqualTo(ExsSocket.State.CLOSED);
+        awaitPeerLeftRts(pair.peer);
+        assertThat(connect().socket.state()).as("the listener serves the next peer")
+                .isEqualTo(ExsSocket.State.CONNECTED);
+    }
+
+    @Test
+    void aCloseTimeoutOfZeroAbortsAtOnce() throws Exception {
+        Pair pair = connect();
+        ExsMemory sink = exs.register(Arena.ofAuto().allocate(64));
+        pair.socket.recv(sink, 0, 64, "waiting");
+        pair.socket.setOption(ExsOption.CLOSE_TIMEOUT, 0);
+        pair.socket.close("closing");
+        assertThat(pair.socket.state()).isEqualTo(ExsSocket.State.CLOSED);
+        assertThat(next(ExsEvent.Type.RECV).error()).hasMessageContaining("aborted by its close");
+        ExsEvent closed = next(ExsEvent.Type.CLOSE);
+        assertThat(closed.context()).isEqualTo("closing");
+        assertThat(closed.error()).as("an abort the user asked for").isNull();
+        awaitPeerLeftRts(pair.peer);
+    }
+
+    @Test
+    void aQueueWithAThreadOfItsOwnAbortsAStalledCloseWithNobodyWaiting() throws Exception {
+        ExsQueue own = exs.createQueue(ExsQueue.Driver.THREAD);
+        try {
+            SocketAddress at = transport.nextAddress();
+            ExsSocket listener = exs.socket(own);
+            listener.setOption(ExsOption.CLOSE_TIMEOUT, 100);
+            listener.bind(at);
+            listener.listen(1);
+            var accepted = listener.acceptAsync();
+            RawPeer peer = RawPeer.connect(transport.initiator(), at, RawPeer.hello(2, 64));
+            ExsSocket socket = accepted.get(BOUND.toSeconds(), java.util.concurrent.TimeUnit.SECONDS).socket();
+            assertThat(socket.option(ExsOption.CLOSE_TIMEOUT)).as("inherited from the listener").isEqualTo(100);
+            transport.initiator().lastInitiatorEnd().stall();
+            var closing = socket.closeAsync();
+            org.assertj.core.api.Assertions.assertThat(closing).failsWithin(BOUND)
+                    .withThrowableOfType(java.util.concurrent.ExecutionException.class)
+                    .withMessageContaining("did not finish closing within 100 ms");
+            awaitPeerLeftRts(peer);
+        } finally {
+            own.close();
+        }
+    }
+
+    @Test
+    void optionsAreCheckedAndTheNegotiatedOnesFixedOnceConnected() throws Exception {
+        Pair pair = connect();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> pair.socket.setOption(ExsOption.CLOSE_TIMEOUT, -1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("CLOSE_TIMEOUT is 0 to 3600000");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> pair.socket.setOption(ExsOption.CREDITS, 4))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("cannot set CREDITS")
+                .hasMessageContaining("is connected");
+        assertThat(pair.socket.option(ExsOption.CLOSE_TIMEOUT)).isEqualTo(ExsOption.CLOSE_TIMEOUT.defaultValue());
+    }
+
+    /** Waits until the raw peer learns that its connection went down (on its own thread). */
+    private static void awaitPeerLeftRts(RawPeer peer) {
+        long deadline = System.nanoTime() + BOUND.toNanos();
+        while (peer.qp.state() == QpState.RTS && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        assertThat(peer.qp.state()).as("the peer's end of the connection").isNotEqualTo(QpState.RTS);
+    }
+
     /** The next event of {@code type}, keeping the others. */
     private ExsEvent next(ExsEvent.Type type) throws InterruptedException {
         long deadline = System.nanoTime() + BOUND.toNanos();
