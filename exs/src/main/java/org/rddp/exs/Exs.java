@@ -130,7 +130,7 @@ public final class Exs implements AutoCloseable {
      * operations complete on it.
      */
     public ExsQueue createQueue() {
-        return new ExsQueue(this, ExsQueue.Driver.CALLER);
+        return createQueue(ExsQueue.Driver.CALLER);
     }
 
     /**
@@ -139,11 +139,24 @@ public final class Exs implements AutoCloseable {
      * @throws IllegalArgumentException a queue with a thread of its own on a transport its opener drives
      */
     public ExsQueue createQueue(ExsQueue.Driver queueDriver) {
+        return createQueue(queueDriver, ExsQueue.DEFAULT_COMPLETIONS);
+    }
+
+    /**
+     * An event queue driven as {@code queueDriver} says, whose sockets may have {@code completions} outstanding
+     * together ({@value ExsQueue#DEFAULT_COMPLETIONS} by default: about 120 connections of 16 credits; a connection
+     * of {@code c} credits reserves {@code 8c + 4}).
+     *
+     * @throws IllegalArgumentException a queue with a thread of its own on a transport its opener drives, or
+     *                                  {@code completions} outside {@value ExsQueue#MIN_COMPLETIONS} to
+     *                                  {@value ExsQueue#MAX_COMPLETIONS}
+     */
+    public ExsQueue createQueue(ExsQueue.Driver queueDriver, int completions) {
         if (queueDriver == ExsQueue.Driver.THREAD && driver != null) {
             throw new IllegalArgumentException("this EXS's transport is driven by " + driver.getName()
                     + ", which opened it (Progress.manual()): a queue with a thread of its own would never move");
         }
-        return new ExsQueue(this, queueDriver);
+        return new ExsQueue(this, queueDriver, completions);
     }
 
     /**

@@ -32,8 +32,15 @@ import org.rddp.verbs.WorkCompletion;
  * and by callers of the sockets' methods; the transport's loop threads take it only to hand over connection events.
  */
 public final class ExsQueue implements AutoCloseable {
-    /** Completions the queue's sockets may have outstanding together (every socket bounds its own). */
-    static final int COMPLETIONS = 16_384;
+    /**
+     * Completions a queue's sockets may have outstanding together by default (every socket bounds its own): room for
+     * about 120 connections of 16 credits.
+     */
+    public static final int DEFAULT_COMPLETIONS = 16_384;
+    /** The fewest completions a queue holds. */
+    public static final int MIN_COMPLETIONS = 256;
+    /** The most completions a queue holds (each is held in memory from the start, ~50 octets). */
+    public static final int MAX_COMPLETIONS = 1 << 20;
     /** Where the futures' dependent actions run: never under the lock. */
     private static final Executor COMPLETER = Executors.newVirtualThreadPerTaskExecutor();
     /** How long the queue's own thread waits on the completion queue before it looks again. */
@@ -59,13 +66,19 @@ public final class ExsQueue implements AutoCloseable {
     private final ArrayList<ExsSocket> closing = new ArrayList<>();
     private final Thread thread;
     private Thread progressing;
+    private final int capacity;
     private int reserved;
     private volatile boolean closed;
 
-    ExsQueue(Exs exs, Driver driver) {
+    ExsQueue(Exs exs, Driver driver, int capacity) {
+        if (capacity < MIN_COMPLETIONS || capacity > MAX_COMPLETIONS) {
+            throw new IllegalArgumentException("a queue holds " + MIN_COMPLETIONS + " to " + MAX_COMPLETIONS
+                    + " completions, not " + capacity);
+        }
         this.exs = exs;
         this.driver = driver;
-        this.cq = exs.device().createCompletionQueue(COMPLETIONS);
+        this.capacity = capacity;
+        this.cq = exs.device().createCompletionQueue(capacity);
         for (int i = 0; i < batch.length; i++) {
             batch[i] = new WorkCompletion();
         }
@@ -75,6 +88,11 @@ public final class ExsQueue implements AutoCloseable {
     /** What moves the protocol of this queue's sockets. */
     public Driver driver() {
         return driver;
+    }
+
+    /** Completions its sockets may have outstanding together; a connection of {@code c} credits takes 8c + 4. */
+    public int capacity() {
+        return capacity;
     }
 
     /**
@@ -331,20 +349,21 @@ public final class ExsQueue implements AutoCloseable {
      * Reserves room for {@code count} completions of a new connection of {@code socket}. Under the lock.
      *
      * @throws IllegalStateException when the queue's sockets already reserve too many: more sockets need another
-     *                               queue (or fewer credits each)
+     *                               queue, a larger one (or fewer credits each)
      */
     void reserve(int count, ExsSocket socket) {
-        if (reserved + count > COMPLETIONS) {
+        if (reserved + count > capacity) {
             throw new IllegalStateException("cannot connect " + socket + ": its queue's connected sockets already "
-                    + "reserve " + reserved + " of its " + COMPLETIONS + " completions and it needs " + count
-                    + "; give it another queue, or fewer credits");
+                    + "reserve " + reserved + " of its " + capacity + " completions and it needs " + count
+                    + "; give it another queue or a larger one (Exs.createQueue(driver, completions)), or fewer "
+                    + "credits");
         }
         reserved += count;
     }
 
     /** Whether {@code count} more completions fit. Under the lock. */
     boolean hasRoom(int count) {
-        return reserved + count <= COMPLETIONS;
+        return reserved + count <= capacity;
     }
 
     /** Gives back what {@link #reserve} took. Under the lock. */

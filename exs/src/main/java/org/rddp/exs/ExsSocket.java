@@ -206,7 +206,9 @@ public final class ExsSocket {
             requireState("connect", State.NEW, State.BOUND);
             if (!queue.hasRoom(ExsConnection.completions(options.get(ExsOption.CREDITS)))) {
                 throw new IllegalStateException("cannot connect: " + this + "'s queue has no room for another "
-                        + "connection of " + options.get(ExsOption.CREDITS) + " credits; give it another queue");
+                        + "connection of " + options.get(ExsOption.CREDITS) + " credits (" + queue.capacity()
+                        + " completions in all); give it another queue or a larger one (Exs.createQueue(driver, "
+                        + "completions))");
             }
             state = State.CONNECTING;
             peer = remote;

@@ -23,7 +23,10 @@ class ExsInMemoryTest extends ExsSuite {
         ExsSocket second = ends.clientExs.socket(ends.clientQueue);
         second.setOption(ExsOption.CREDITS, 1024);
         assertThatThrownBy(() -> second.connect(transport.nextAddress(), "second"))
-                .isInstanceOf(IllegalStateException.class).hasMessageContaining("no room for another connection");
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("no room for another connection")
+                .hasMessageContaining("16384 completions in all").hasMessageContaining("a larger one");
+        assertThatThrownBy(() -> ends.clientExs.createQueue(ExsQueue.Driver.CALLER, 100))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("256 to 1048576 completions");
         assertThat(second.state()).isEqualTo(ExsSocket.State.NEW);
         ExsSocket other = ends.clientExs.socket(ends.clientExs.createQueue()); // another queue has room
         other.setOption(ExsOption.CREDITS, 1024);

@@ -21,12 +21,15 @@ class ExsUsrsctpTest extends ExsSuite {
 
     @Test
     void manySocketsShareOneAssociationEachMovingItsOwnData() throws Exception {
-        int sockets = 32;
+        int sockets = 200; // at 16 credits, more than a queue of the default size holds
         int size = 20_000;
         Exs serverExs = Exs.init(transport.responder());
         Exs clientExs = Exs.init(transport.initiator());
-        ExsQueue serverQueue = serverExs.createQueue();
-        ExsQueue clientQueue = clientExs.createQueue();
+        int completions = 32_768;
+        assertThat(sockets * (8 * ExsOption.CREDITS.defaultValue() + 4)).isBetween(ExsQueue.DEFAULT_COMPLETIONS,
+                completions);
+        ExsQueue serverQueue = serverExs.createQueue(ExsQueue.Driver.CALLER, completions);
+        ExsQueue clientQueue = clientExs.createQueue(ExsQueue.Driver.CALLER, completions);
         SocketAddress address = transport.nextAddress();
         ExsSocket listening = serverExs.socket(serverQueue);
         listening.bind(address);
