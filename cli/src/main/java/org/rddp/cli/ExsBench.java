@@ -385,7 +385,8 @@ final class ExsBench {
     // ---- the same transport's RDMA Read ----
 
     /**
-     * RDMA Read bandwidth over the transport with verbs: {@code depth} Reads of {@code size} octets in flight. The
+     * RDMA Read bandwidth over the transport with verbs: {@code depth} Reads of {@code size} octets in flight, each
+     * from a source slot of its own into a sink slot of its own (EXS normal sends move the same memory). The
      * reading side runs on the caller's thread, the side read from on a thread of its own ({@code read-responder}),
      * each driving its own transport under manual progress, as the EXS ends do.
      */
@@ -401,7 +402,10 @@ final class ExsBench {
                 ProtectionDomain pd = device.allocateProtectionDomain();
                 CompletionQueue cq = device.createCompletionQueue(16);
                 QueuePair qp = pd.createQueuePair(QpAttributes.of(cq, depth, 1));
-                MemoryRegion block = pd.register(Arena.ofAuto().allocate(size, 64), EnumSet.of(Access.REMOTE_READ));
+                // a source slot per Read in flight, as the EXS sender sends from one per message: the same memory
+                // (and cache) footprint on both sides as EXS normal sends have
+                MemoryRegion block = pd.register(Arena.ofAuto().allocate((long) size * depth, 64),
+                        EnumSet.of(Access.REMOTE_READ));
                 try (Listener listener = manager.listen(address, request -> request.accept(qp,
                         new AcceptOptions(PrivateData.EMPTY, depth, depth)))) {
                     listening.complete(block);
@@ -434,7 +438,8 @@ final class ExsBench {
             Loop.joinOwned(initiator.connect(qp, address, ConnectOptions.of(depth, depth)), TIMEOUT);
             SendWorkRequest read = new SendWorkRequest(1).opcode(WorkOpcode.RDMA_READ).signaled(true);
             for (int i = 0; i < depth; i++) {
-                qp.postSend(read.wrId(i).sge(0, sink, (long) i * size, size).remote(block.rkey(), block.iova()));
+                qp.postSend(read.wrId(i).sge(0, sink, (long) i * size, size).remote(block.rkey(),
+                        block.iova() + (long) i * size));
             }
             window.sides(responder, Thread.currentThread(), manual);
             window.begin();
@@ -459,7 +464,8 @@ final class ExsBench {
                 }
                 window.moved(completion.byteLength());
                 long slot = completion.wrId();
-                qp.postSend(read.wrId(slot).sge(0, sink, slot * size, size).remote(block.rkey(), block.iova()));
+                qp.postSend(read.wrId(slot).sge(0, sink, slot * size, size).remote(block.rkey(),
+                        block.iova() + slot * size));
                 window.tick();
             }
         } catch (Exception e) {
