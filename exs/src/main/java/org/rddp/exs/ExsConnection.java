@@ -79,6 +79,11 @@ final class ExsConnection {
     private int readsInFlight;
     private long reads;
     private final ArrayDeque<Control> waitingControl = new ArrayDeque<>();
+    /**
+     * Whether the queue is handing this connection a batch of completions: answers wait for its end, so that the
+     * immediate messages taken in one batch are acknowledged together.
+     */
+    private boolean batching;
 
     private final SendWorkRequest sendRequest = new SendWorkRequest(2);
     private final ReceiveWorkRequest receiveRequest = new ReceiveWorkRequest(1);
@@ -201,8 +206,10 @@ final class ExsConnection {
             }
             match();
         }
-        pumpControl();
-        pumpSends();
+        if (!batching) {
+            pumpControl();
+            pumpSends();
+        }
     }
 
     private void received(int buffer, int length) {
@@ -257,15 +264,30 @@ final class ExsConnection {
                         + ", which did not ask for them");
             }
             queue.post(new ExsEvent(ExsEvent.Type.READ, socket, op.context, ack.length(), null));
-            waitingControl.add(new Control(new Rearm(ack.sequence()), 0));
+            waitingControl.add(new Control(new Rearm(ack.sequence()), 0, false));
             return;
         }
         if (op.persistent) {
             throw new ExsProtocolException("an acknowledgement of persistent advertisement " + ack.sequence());
         }
+        for (int earlier = ack.more(); earlier > 0; earlier--) { // the immediate ones it answers too, oldest first
+            int sequence = ack.sequence() - earlier;
+            SendOp answered = unacknowledged.get(sequence);
+            if (answered == null || answered.persistent || answered.window >= 0) {
+                throw new ExsProtocolException("an acknowledgement of advertisement " + ack.sequence() + " and the "
+                        + ack.more() + " before it, of which " + sequence + (answered == null
+                        ? " is not outstanding" : " is not an immediate one"));
+            }
+        }
         if (ack.status() == Acknowledgement.OK && ack.length() != op.length) {
             throw new ExsProtocolException("an acknowledgement of " + ack.length() + " octets for advertisement "
                     + ack.sequence() + " of " + op.length);
+        }
+        for (int earlier = ack.more(); earlier > 0; earlier--) {
+            SendOp answered = unacknowledged.remove(ack.sequence() - earlier);
+            sendCredits++;
+            answered.done.run();
+            queue.post(new ExsEvent(ExsEvent.Type.SEND, socket, answered.context, answered.length, null));
         }
         unacknowledged.remove(ack.sequence());
         sendCredits++;
@@ -518,10 +540,47 @@ final class ExsConnection {
             repost(advert.buffer);
         }
         held--;
+        int sequence = advert.message.sequence();
         int invalidate = advert.message.immediate() ? 0 : advert.message.stag();
-        waitingControl.add(new Control(new Acknowledgement(0, advert.message.sequence(), length, status),
-                invalidate));
+        Control last = waitingControl.peekLast();
+        if (advert.message.immediate() && status == Acknowledgement.OK && last != null && last.immediate
+                && last.message instanceof Acknowledgement earlier && earlier.flags() == 0
+                && earlier.status() == Acknowledgement.OK && earlier.sequence() + 1 == sequence
+                && earlier.more() < Acknowledgement.MAX_MORE) {
+            // the waiting acknowledgement of the advertisement before, an immediate one taken whole, answers this
+            // one too
+            waitingControl.pollLast();
+            waitingControl.add(new Control(new Acknowledgement(0, sequence, length, Acknowledgement.OK,
+                    earlier.more() + 1), 0, true));
+        } else {
+            waitingControl.add(new Control(new Acknowledgement(0, sequence, length, status), invalidate,
+                    advert.message.immediate()));
+        }
+        controlReady();
+    }
+
+    /** Answers are waiting: they go now, or at the end of the batch of completions being handled. */
+    private void controlReady() {
+        if (!batching) {
+            pumpControl();
+        }
+    }
+
+    /** The queue starts handing this connection a batch of completions. Under the lock. */
+    void beginBatch() {
+        batching = true;
+    }
+
+    /** Whether a batch of completions is being handed to it. Under the lock. */
+    boolean inBatch() {
+        return batching;
+    }
+
+    /** The batch is over: the answers it made go out (acknowledgements of immediate messages together). */
+    void endBatch() {
+        batching = false;
         pumpControl();
+        pumpSends();
     }
 
     /** Sends a read notification for a persistent block, unless one is outstanding (reads are summed meanwhile). */
@@ -533,8 +592,8 @@ final class ExsConnection {
         advert.unnotified -= length;
         advert.notificationOut = true;
         waitingControl.add(new Control(new Acknowledgement(ExsMessage.READ, advert.message.sequence(), length,
-                Acknowledgement.OK), 0));
-        pumpControl();
+                Acknowledgement.OK), 0, false));
+        controlReady();
     }
 
     /**
@@ -753,7 +812,10 @@ final class ExsConnection {
         }
     }
 
-    /** A message for the peer that is not an advertisement, and the window it invalidates (0: none). */
-    private record Control(ExsMessage message, int invalidate) {
+    /**
+     * A message for the peer that is not an advertisement, the window it invalidates (0: none), and whether it
+     * answers an immediate advertisement.
+     */
+    private record Control(ExsMessage message, int invalidate, boolean immediate) {
     }
 }

@@ -11,7 +11,7 @@ import java.lang.foreign.ValueLayout;
  */
 sealed interface ExsMessage permits ExsMessage.Advertisement, ExsMessage.Acknowledgement, ExsMessage.Rearm {
     /** The protocol version this implementation speaks, in every message and in the connection's hello. */
-    int VERSION = 1;
+    int VERSION = 2;
     /** Type of an advertisement. */
     int ADVERTISEMENT = 1;
     /** Type of an acknowledgement. */
@@ -85,19 +85,38 @@ sealed interface ExsMessage permits ExsMessage.Advertisement, ExsMessage.Acknowl
 
     /**
      * The receiver's answer to an advertisement once it has taken all of it (or failed to): the sender's block is
-     * free again and the advertisement's credit returns. With the {@link #READ} flag, a notification instead: the
-     * persistent block was read, {@code length} octets since the last notification, and stays advertised.
+     * free again and the advertisement's credit returns. With {@code more} above 0 it also answers the {@code more}
+     * advertisements before it, each immediate and taken whole (one message returns their credits together). With
+     * the {@link #READ} flag, a notification instead: the persistent block was read, {@code length} octets since the
+     * last notification, and stays advertised.
      *
      * @param flags    {@link #READ} or 0
      * @param sequence the advertisement's sequence number
      * @param length   octets the receiver took
      * @param status   {@link #OK}, or why the receiver could not take the data
+     * @param more     how many advertisements just before this one it also answers (0 to {@value #MAX_MORE}; only
+     *                 with status {@link #OK} and no flag)
      */
-    record Acknowledgement(int flags, int sequence, int length, int status) implements ExsMessage {
+    record Acknowledgement(int flags, int sequence, int length, int status, int more) implements ExsMessage {
         /** The data arrived; any other status says the receiver could not take it. */
         public static final int OK = 0;
         /** The data did not fit where {@code exs_send_offset} placed it in the receiver's persistent receive. */
         public static final int NO_ROOM = 1;
+        /** The most earlier advertisements one acknowledgement answers besides its own. */
+        public static final int MAX_MORE = 0xFFFF;
+
+        /** Validates. */
+        public Acknowledgement {
+            if (more < 0 || more > MAX_MORE || more > 0 && (flags != 0 || status != OK)) {
+                throw new IllegalArgumentException("an acknowledgement answers 0 to " + MAX_MORE + " more "
+                        + "advertisements, only with status OK and no flag; not " + more);
+            }
+        }
+
+        /** An acknowledgement of one advertisement. */
+        Acknowledgement(int flags, int sequence, int length, int status) {
+            this(flags, sequence, length, status, 0);
+        }
 
         /** Whether this is a notification of a read of a persistent block. */
         public boolean read() {
@@ -108,7 +127,7 @@ sealed interface ExsMessage permits ExsMessage.Advertisement, ExsMessage.Acknowl
         public int encode(MemorySegment into, long offset) {
             header(into, offset, ACKNOWLEDGEMENT, flags, sequence, length);
             into.set(NetworkOrder.SHORT, offset + 12, (short) status);
-            into.set(NetworkOrder.SHORT, offset + 14, (short) 0);
+            into.set(NetworkOrder.SHORT, offset + 14, (short) more);
             return ACKNOWLEDGEMENT_LENGTH;
         }
     }
@@ -191,8 +210,14 @@ sealed interface ExsMessage permits ExsMessage.Advertisement, ExsMessage.Acknowl
                     throw new ExsProtocolException("an acknowledgement of " + Integer.toUnsignedString(octets)
                             + " octets: more than 2^31-1");
                 }
-                return new Acknowledgement(flags & READ, from.get(NetworkOrder.INT, offset + 4), octets,
-                        from.get(NetworkOrder.SHORT, offset + 12) & 0xFFFF);
+                int status = from.get(NetworkOrder.SHORT, offset + 12) & 0xFFFF;
+                int more = from.get(NetworkOrder.SHORT, offset + 14) & 0xFFFF;
+                if (more > 0 && ((flags & READ) != 0 || status != Acknowledgement.OK)) {
+                    throw new ExsProtocolException("an acknowledgement answering " + more + " more advertisements "
+                            + ((flags & READ) != 0 ? "as a read notification" : "with status " + status));
+                }
+                return new Acknowledgement(flags & READ, from.get(NetworkOrder.INT, offset + 4), octets, status,
+                        more);
             }
             case REARM -> {
                 if (length != ACKNOWLEDGEMENT_LENGTH) {

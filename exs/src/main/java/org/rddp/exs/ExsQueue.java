@@ -62,6 +62,8 @@ public final class ExsQueue implements AutoCloseable {
     private final ArrayDeque<ExsEvent> events = new ArrayDeque<>();
     private final Map<Integer, ExsConnection> byQueuePair = new HashMap<>();
     private final WorkCompletion[] batch = new WorkCompletion[32];
+    /** The connections a batch of completions went to. */
+    private final ExsConnection[] touched = new ExsConnection[batch.length];
     /** Sockets closing gracefully, each aborted by the thread moving the protocol once its deadline passed. */
     private final ArrayList<ExsSocket> closing = new ArrayList<>();
     private final Thread thread;
@@ -269,10 +271,22 @@ public final class ExsQueue implements AutoCloseable {
             handled += expireCloses();
             int polled;
             while ((polled = cq.poll(batch)) > 0) {
-                for (int i = 0; i < polled; i++) {
-                    ExsConnection connection = byQueuePair.get(batch[i].queuePairNumber());
-                    if (connection != null) {
-                        connection.completed(batch[i]);
+                int connections = 0;
+                try {
+                    for (int i = 0; i < polled; i++) {
+                        ExsConnection connection = byQueuePair.get(batch[i].queuePairNumber());
+                        if (connection != null) {
+                            if (!connection.inBatch()) {
+                                connection.beginBatch();
+                                touched[connections++] = connection;
+                            }
+                            connection.completed(batch[i]);
+                        }
+                    }
+                } finally {
+                    for (int i = 0; i < connections; i++) { // the answers each made go out, together where they can
+                        touched[i].endBatch();
+                        touched[i] = null;
                     }
                 }
                 handled += polled;

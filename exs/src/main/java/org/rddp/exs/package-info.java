@@ -3,7 +3,7 @@
  * for iWARP and InfiniBand", R. D. Russell), over every transport of this stack: {@link org.rddp.exs.Exs} is
  * {@code exs_init}, {@link org.rddp.exs.ExsSocket} the socket, {@link org.rddp.exs.ExsQueue} the event queue.
  *
- * <h2>Wire format, version 1</h2>
+ * <h2>Wire format, version 2</h2>
  * Each message is one RDMA Send (untagged, RFC 5040 §4.3); octets in network order; reserved fields (R) are sent
  * as zero and ignored on receipt.
  * <pre>
@@ -11,7 +11,7 @@
  *  0                   1                   2                   3
  *  0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
  * +---------------+---------------+-------------------------+-+-+-+
- * |  Version = 1  |   Type = 1    |            R            |N|P|I|
+ * |  Version = 2  |   Type = 1    |            R            |N|P|I|
  * +---------------+---------------+-------------------------+-+-+-+
  * |                           Sequence                            |
  * +---------------------------------------------------------------+
@@ -26,18 +26,18 @@
  *
  * Acknowledgement (16 octets)
  * +---------------+---------------+-----------------------------+-+
- * |  Version = 1  |   Type = 2    |              R              |R|
+ * |  Version = 2  |   Type = 2    |              R              |R|
  * +---------------+---------------+-----------------------------+-+
  * |               Sequence of the advertisement                   |
  * +---------------------------------------------------------------+
  * |                   Octets taken (or read, R)                   |
  * +-------------------------------+-------------------------------+
- * |  Status (0: taken, 1: no room)|               R               |
+ * |  Status (0: taken, 1: no room)|  More (earlier ones answered) |
  * +-------------------------------+-------------------------------+
  *
  * Rearm (16 octets)
  * +---------------+---------------+-------------------------------+
- * |  Version = 1  |   Type = 3    |               R               |
+ * |  Version = 2  |   Type = 3    |               R               |
  * +---------------+---------------+-------------------------------+
  * |          Sequence of the persistent advertisement             |
  * +---------------------------------------------------------------+
@@ -48,7 +48,7 @@
  *
  * Hello (12 octets of the connection's private data, each way)
  * +---------------+---------------+---------------+---------------+
- * |      'E'      |      'X'      |      'S'      |  Version = 1  |
+ * |      'E'      |      'X'      |      'S'      |  Version = 2  |
  * +---------------+---------------+---------------+---------------+
  * |    Credits (advertisements held, 1 to 1,024)  |       R       |
  * +-------------------------------+-------------------------------+
@@ -60,9 +60,12 @@
  * at STag and Tagged Offset, the STag being a memory window bound to exactly the block for this connection. An
  * acknowledgement of a block that was read is a Send with Invalidate of that STag, so the sender's window is gone
  * once it learns the data arrived; status 1 says the message did not fit where its Placement put it in the
- * receiver's persistent receive. P: a persistent block (section 4.2), never acknowledged, serving every receive
- * from then on; with N the sender wants to hear of reads: the receiver sends an acknowledgement with R set (the
- * octets read since the last one), at most one outstanding per block, and the sender answers each with a rearm.
+ * receiver's persistent receive. More (version 2): the acknowledgement also answers that many advertisements just
+ * before its own, each immediate and taken whole, status 0 (and R clear); a receiver that takes several immediate
+ * messages in one pass answers them with one message. P: a persistent block (section 4.2), never acknowledged,
+ * serving every receive from then on; with N the sender wants to hear of reads: the receiver sends an
+ * acknowledgement with R set (the octets read since the last one), at most one outstanding per block, and the
+ * sender answers each with a rearm.
  *
  * <h2>Credits</h2>
  * Both sides use the smaller of the two hellos' credits, C. A sender holds at most C advertisements without an

@@ -44,7 +44,7 @@ class ExsProtocolFuzzTest {
      * they wait for all; bit 4: the socket sends an immediate message; bit 5: and one to be read; bit 6: a persistent
      * one asking for notifications), then records of a kind octet and what that kind takes: (kind % 5) 0: a length
      * octet and that many raw octets; 1: an advertisement, 20 octets of flags, sequence, length, STag selector,
-     * offset and placement; 2: an acknowledgement, 12 octets of flags, sequence, length and status; 3: a rearm, 4
+     * offset and placement; 2: an acknowledgement, 12 octets of flags, sequence, length, status and more; 3: a rearm, 4
      * octets of sequence; 4: a read of the last window advertised, 4 octets of offset and length.
      */
     @FuzzTest(maxDuration = "10s")
@@ -141,7 +141,11 @@ class ExsProtocolFuzzTest {
                     byte[] ack = new byte[ExsMessage.ACKNOWLEDGEMENT_LENGTH];
                     new ExsMessage.Acknowledgement(fields.get(NetworkOrder.SHORT, 0) & 1,
                             fields.get(NetworkOrder.SHORT, 2), fields.get(NetworkOrder.INT, 4) & 0x7FFF_FFFF,
-                            fields.get(NetworkOrder.SHORT, 8) & 3).encode(MemorySegment.ofArray(ack), 0);
+                            fields.get(NetworkOrder.SHORT, 8) & 3, 0).encode(MemorySegment.ofArray(ack), 0);
+                    // octets 10-11: how many earlier advertisements it answers too (sent as is, even where an
+                    // acknowledgement may not have any)
+                    MemorySegment.ofArray(ack).set(NetworkOrder.SHORT, 14, (short) (fields.get(NetworkOrder.SHORT,
+                            10) & 7));
                     peer.send(ack);
                 }
                 case 3 -> {

@@ -100,7 +100,7 @@ class HostilePeerTest {
     @Test
     void garbageAndAnUnknownTypeEndTheConnection() throws Exception {
         Pair pair = connect();
-        pair.peer.send(new byte[] {1, 9, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0});
+        pair.peer.send(new byte[] {ExsMessage.VERSION, 9, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0});
         assertThat(next(ExsEvent.Type.CLOSE).error()).hasMessageContaining("unknown type 9");
         Pair second = connect(); // the listener serves the next peer
         second.peer.send(new byte[] {7});
