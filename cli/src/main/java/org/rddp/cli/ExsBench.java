@@ -125,6 +125,7 @@ final class ExsBench {
         private volatile Exception clientFailure;
         /** The client's role is over: it closes its end, which the server end sees as the connection lost. */
         private volatile boolean clientDone;
+        private boolean finished;
 
         Pair(int smallPacket, int credits, ClientRole role) throws Exception {
             URI local = URI.create(scheme + "://127.0.0.1");
@@ -182,8 +183,15 @@ final class ExsBench {
             }
         }
 
-        /** Waits for the client end to finish its role; throws what it failed with. */
+        /**
+         * Waits for the client end to finish its role; throws what it failed with. Once: {@link #close} after a
+         * failed finish does not throw the same failure again (it would suppress itself).
+         */
         void finish() throws Exception {
+            if (finished) {
+                return;
+            }
+            finished = true;
             client.join(TIMEOUT);
             if (client.isAlive()) {
                 throw new TimeoutException("the client end of the EXS connection did not finish within " + TIMEOUT);

@@ -63,6 +63,11 @@ final class DdpAssociation {
     volatile String lastIllegal;
     /** Shut the association down once no session is left on it (this side made it, for its queue pairs). */
     private boolean closeWhenIdle;
+    /**
+     * Sessions holding a DDP segment that came before their queue pair's engine started (its start is queued on the
+     * loop): nothing more is read from the socket until they have handed it over. Owner thread.
+     */
+    private int awaitingStart;
     /** Shutting down (SHUTDOWN sent) since its last session ended; down once the stack says it is done. */
     private volatile boolean shuttingDown;
     private boolean idleCheckQueued;
@@ -200,7 +205,7 @@ final class DdpAssociation {
             return;
         }
         try {
-            while (!down) {
+            while (!down && awaitingStart == 0) {
                 int length = socket.receive(receiveBuffer, message);
                 if (length == SctpSocket.WOULD_BLOCK) {
                     break;
@@ -306,6 +311,13 @@ final class DdpAssociation {
         private final ResequencingWindow.Delivery process = this::process;
         private final EarlyPlacement placer = new EarlyPlacement();
         private Consumer<SessionControl> responseHandler;
+        /**
+         * DDP segments (DDP-SSN included) that came in the same read as the Accept that opened the session, before
+         * the queue pair's engine, whose start is queued on the loop, took the stream; handed over when it does.
+         */
+        private final ArrayDeque<byte[]> early = new ArrayDeque<>();
+        /** Bound to a queue pair whose engine has not started yet (its start is queued on the loop). */
+        private boolean starting;
 
         Session(int streamId) {
             this.streamId = streamId;
@@ -344,6 +356,7 @@ final class DdpAssociation {
         /** Makes the session the LLP stream of a queue pair. Owner thread, session OPEN. */
         void bind(LlpParameters negotiated) {
             this.parameters = negotiated;
+            this.starting = true;
         }
 
         // ------------------------------------------------------------------ what the machine has done
@@ -376,6 +389,8 @@ final class DdpAssociation {
         public void ended(boolean graceful, String reason) {
             LlpSink current = sink;
             sink = null;
+            starting = false;
+            handOverEarly(); // dropped: no engine takes them
             if (current != null) {
                 current.onClosed(graceful, reason);
             }
@@ -460,6 +475,26 @@ final class DdpAssociation {
         @Override
         public void start(LlpSink newSink) {
             sink = newSink; // on the loop, before the next chunk is dispatched
+            starting = false;
+            handOverEarly();
+        }
+
+        /**
+         * Gives the engine the segments that came before it started (drops them if the session ended first), and
+         * lets the association read again.
+         */
+        private void handOverEarly() {
+            if (early.isEmpty()) {
+                return;
+            }
+            awaitingStart--;
+            for (byte[] held = early.poll(); held != null; held = early.poll()) {
+                if (sink != null && !down && machine.sending()) {
+                    sink.onSegment(MemorySegment.ofArray(held), DdpSctp.DDP_SSN_LENGTH,
+                            held.length - DdpSctp.DDP_SSN_LENGTH, false);
+                }
+            }
+            ready(); // what waits in the socket
         }
 
         @Override
@@ -512,6 +547,7 @@ final class DdpAssociation {
 
         void lost(String reason) {
             machine.lost(reason);
+            handOverEarly(); // dropped: no engine will take it
         }
 
         // ------------------------------------------------------------------ receive
@@ -569,6 +605,15 @@ final class DdpAssociation {
         private void process(int ppid, MemorySegment chunk, int length, boolean placed) {
             if (ppid == DdpSctp.PPID_DDP_SEGMENT) {
                 if (machine.segment(streamId)) {
+                    if (sink == null && starting) {
+                        // the peer's first segments right behind its Accept: the engine's start is queued on this
+                        // loop, and the association reads no more until it has run
+                        if (early.isEmpty()) {
+                            awaitingStart++;
+                        }
+                        early.add(chunk.asSlice(0, length).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+                        return;
+                    }
                     if (sink == null) {
                         illegal("a DDP segment on stream " + streamId + " before its queue pair took it");
                         return;
