@@ -28,7 +28,7 @@ class AcknowledgementTest {
     private InMemoryTransport transport;
     private Exs exs;
     private ExsQueue queue;
-    private final List<ExsEvent> events = new ArrayList<>();
+    private KeptEvents events;
 
     @AfterEach
     void stop() {
@@ -42,16 +42,8 @@ class AcknowledgementTest {
         transport = new InMemoryTransport(4096, 64, progress);
         exs = Exs.init(transport.responder());
         queue = exs.createQueue();
-        SocketAddress address = transport.nextAddress();
-        ExsSocket listening = exs.socket(queue);
-        listening.setOption(ExsOption.CREDITS, 8);
-        listening.bind(address);
-        listening.listen(1);
-        listening.accept("accept");
-        peer[0] = RawPeer.connect(transport.initiator(), address, RawPeer.hello(8, 64));
-        ExsEvent accepted = next(ExsEvent.Type.ACCEPT);
-        assertThat(accepted.error()).isNull();
-        return accepted.socket();
+        events = new KeptEvents(queue, BOUND);
+        return connectAgain(peer);
     }
 
     @Test
@@ -124,7 +116,7 @@ class AcknowledgementTest {
         assertThat(next(ExsEvent.Type.CLOSE).error()).hasMessageContaining("of which -1 is not outstanding");
     }
 
-    /** Another raw peer on the same transport, accepted by a new listener. */
+    /** A raw peer on the transport, accepted by a new listener. */
     private ExsSocket connectAgain(RawPeer[] peer) throws Exception {
         SocketAddress address = transport.nextAddress();
         ExsSocket listening = exs.socket(queue);
@@ -133,7 +125,9 @@ class AcknowledgementTest {
         listening.listen(1);
         listening.accept("accept");
         peer[0] = RawPeer.connect(transport.initiator(), address, RawPeer.hello(8, 64));
-        return next(ExsEvent.Type.ACCEPT).socket();
+        ExsEvent accepted = next(ExsEvent.Type.ACCEPT);
+        assertThat(accepted.error()).isNull();
+        return accepted.socket();
     }
 
     private static byte[] ack(Acknowledgement ack) {
@@ -168,20 +162,6 @@ class AcknowledgementTest {
 
     /** The next event of {@code type}, keeping the others. */
     private ExsEvent next(ExsEvent.Type type) throws InterruptedException {
-        long deadline = System.nanoTime() + BOUND.toNanos();
-        ExsEvent[] into = new ExsEvent[8];
-        while (true) {
-            for (int i = 0; i < events.size(); i++) {
-                if (events.get(i).type() == type) {
-                    return events.remove(i);
-                }
-            }
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                throw new AssertionError("no " + type + " event within " + BOUND + "; kept " + events);
-            }
-            int taken = queue.dequeue(into, 1, Duration.ofNanos(left));
-            events.addAll(java.util.Arrays.asList(into).subList(0, taken));
-        }
+        return events.next(type);
     }
 }

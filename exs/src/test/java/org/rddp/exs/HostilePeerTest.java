@@ -6,7 +6,6 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.SocketAddress;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -31,13 +30,14 @@ class HostilePeerTest {
     private ExsQueue queue;
     private ExsSocket listening;
     private SocketAddress address;
-    private final List<ExsEvent> events = new ArrayList<>();
+    private KeptEvents events;
 
     @BeforeEach
     void listen() throws Exception {
         transport = new InMemoryTransport(4096, 64);
         exs = Exs.init(transport.responder());
         queue = exs.createQueue();
+        events = new KeptEvents(queue, BOUND);
         address = transport.nextAddress();
         listening = exs.socket(queue);
         listening.setOption(ExsOption.CREDITS, 2);
@@ -287,20 +287,6 @@ class HostilePeerTest {
 
     /** The next event of {@code type}, keeping the others. */
     private ExsEvent next(ExsEvent.Type type) throws InterruptedException {
-        long deadline = System.nanoTime() + BOUND.toNanos();
-        ExsEvent[] into = new ExsEvent[8];
-        while (true) {
-            for (int i = 0; i < events.size(); i++) {
-                if (events.get(i).type() == type) {
-                    return events.remove(i);
-                }
-            }
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                throw new AssertionError("no " + type + " event within " + BOUND + "; kept " + events);
-            }
-            int taken = queue.dequeue(into, 1, Duration.ofNanos(left));
-            events.addAll(java.util.Arrays.asList(into).subList(0, taken));
-        }
+        return events.next(type);
     }
 }
