@@ -93,10 +93,11 @@ public final class SctpConnectionManager implements ConnectionManager {
     /** As above, taking on at most what {@code limits} allow. */
     public SctpConnectionManager(SctpStack stack, InetAddress localAddress, ChunkTap tap, Progress progress,
             SctpLimits limits) {
-        this.limits = limits;
-        this.stack = stack;
+        this.limits = java.util.Objects.requireNonNull(limits, "limits");
+        this.stack = java.util.Objects.requireNonNull(stack, "stack");
         this.localAddress = localAddress;
-        this.tap = tap;
+        // null would fail on the first data chunk, on the loop, where nobody hears of it: the connection would hang
+        this.tap = java.util.Objects.requireNonNull(tap, "tap (ChunkTap.NONE for none)");
         this.loops = progress.open("sctp-loop", stack::newPoller);
     }
 
