@@ -64,8 +64,9 @@ final class DdpAssociation {
     /** Shut the association down once no session is left on it (this side made it, for its queue pairs). */
     private boolean closeWhenIdle;
     /**
-     * Sessions holding a DDP segment that came before their queue pair's engine started (its start is queued on the
-     * loop): nothing more is read from the socket until they have handed it over. Owner thread.
+     * Sessions bound to a queue pair whose engine has not started yet (its start is queued on the loop): nothing is
+     * read from the socket meanwhile, so that no DDP segment reaches a session before its engine (an MPA stream
+     * likewise reads nothing before it starts). Owner thread.
      */
     private int awaitingStart;
     /** Shutting down (SHUTDOWN sent) since its last session ended; down once the stack says it is done. */
@@ -311,11 +312,6 @@ final class DdpAssociation {
         private final ResequencingWindow.Delivery process = this::process;
         private final EarlyPlacement placer = new EarlyPlacement();
         private Consumer<SessionControl> responseHandler;
-        /**
-         * DDP segments (DDP-SSN included) that came in the same read as the Accept that opened the session, before
-         * the queue pair's engine, whose start is queued on the loop, took the stream; handed over when it does.
-         */
-        private final ArrayDeque<byte[]> early = new ArrayDeque<>();
         /** Bound to a queue pair whose engine has not started yet (its start is queued on the loop). */
         private boolean starting;
 
@@ -356,7 +352,10 @@ final class DdpAssociation {
         /** Makes the session the LLP stream of a queue pair. Owner thread, session OPEN. */
         void bind(LlpParameters negotiated) {
             this.parameters = negotiated;
-            this.starting = true;
+            if (!starting) {
+                starting = true;
+                awaitingStart++; // the peer's first segment may be right behind its Accept, in this very read
+            }
         }
 
         // ------------------------------------------------------------------ what the machine has done
@@ -389,8 +388,7 @@ final class DdpAssociation {
         public void ended(boolean graceful, String reason) {
             LlpSink current = sink;
             sink = null;
-            starting = false;
-            handOverEarly(); // dropped: no engine takes them
+            started();
             if (current != null) {
                 current.onClosed(graceful, reason);
             }
@@ -475,26 +473,16 @@ final class DdpAssociation {
         @Override
         public void start(LlpSink newSink) {
             sink = newSink; // on the loop, before the next chunk is dispatched
-            starting = false;
-            handOverEarly();
+            started();
         }
 
-        /**
-         * Gives the engine the segments that came before it started (drops them if the session ended first), and
-         * lets the association read again.
-         */
-        private void handOverEarly() {
-            if (early.isEmpty()) {
-                return;
+        /** The engine started, or the session ended before it did: the association reads again. */
+        private void started() {
+            if (starting) {
+                starting = false;
+                awaitingStart--;
+                ready(); // what waits in the socket
             }
-            awaitingStart--;
-            for (byte[] held = early.poll(); held != null; held = early.poll()) {
-                if (sink != null && !down && machine.sending()) {
-                    sink.onSegment(MemorySegment.ofArray(held), DdpSctp.DDP_SSN_LENGTH,
-                            held.length - DdpSctp.DDP_SSN_LENGTH, false);
-                }
-            }
-            ready(); // what waits in the socket
         }
 
         @Override
@@ -547,7 +535,7 @@ final class DdpAssociation {
 
         void lost(String reason) {
             machine.lost(reason);
-            handOverEarly(); // dropped: no engine will take it
+            started();
         }
 
         // ------------------------------------------------------------------ receive
@@ -605,15 +593,6 @@ final class DdpAssociation {
         private void process(int ppid, MemorySegment chunk, int length, boolean placed) {
             if (ppid == DdpSctp.PPID_DDP_SEGMENT) {
                 if (machine.segment(streamId)) {
-                    if (sink == null && starting) {
-                        // the peer's first segments right behind its Accept: the engine's start is queued on this
-                        // loop, and the association reads no more until it has run
-                        if (early.isEmpty()) {
-                            awaitingStart++;
-                        }
-                        early.add(chunk.asSlice(0, length).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
-                        return;
-                    }
                     if (sink == null) {
                         illegal("a DDP segment on stream " + streamId + " before its queue pair took it");
                         return;
