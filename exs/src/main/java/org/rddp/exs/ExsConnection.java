@@ -179,7 +179,7 @@ final class ExsConnection {
 
     // ---- completions ----
 
-    /** A completion of the queue pair. */
+    /** A completion of the queue pair, within a batch the queue hands over ({@link #beginBatch}). Under the lock. */
     void completed(WorkCompletion completion) {
         long kind = completion.wrId() & KIND;
         int index = (int) completion.wrId();
@@ -206,10 +206,7 @@ final class ExsConnection {
             }
             match();
         }
-        if (!batching) {
-            pumpControl();
-            pumpSends();
-        }
+        // what this made goes out at the end of the queue's batch (endBatch)
     }
 
     private void received(int buffer, int length) {
@@ -544,8 +541,8 @@ final class ExsConnection {
         int invalidate = advert.message.immediate() ? 0 : advert.message.stag();
         Control last = waitingControl.peekLast();
         if (advert.message.immediate() && status == Acknowledgement.OK && last != null && last.immediate
-                && last.message instanceof Acknowledgement earlier && earlier.flags() == 0
-                && earlier.status() == Acknowledgement.OK && earlier.sequence() + 1 == sequence
+                && last.message instanceof Acknowledgement earlier && earlier.status() == Acknowledgement.OK
+                && earlier.sequence() + 1 == sequence
                 && earlier.more() < Acknowledgement.MAX_MORE) {
             // the waiting acknowledgement of the advertisement before, an immediate one taken whole, answers this
             // one too
