@@ -20,7 +20,13 @@ public enum Counter {
     /** DATA chunks usrsctp sent again, after a timeout or a fast retransmit (its sctps_sendretransdata). */
     SCTP_RETRANSMISSIONS("SCTP retransmissions"),
     /** SCTP packets usrsctp was not given: their CRC32c did not match (RFC 9260 §6.8). */
-    SCTP_BAD_CHECKSUMS("SCTP packets with a bad checksum");
+    SCTP_BAD_CHECKSUMS("SCTP packets with a bad checksum"),
+    /**
+     * Exceptions thrown by the application's callbacks on a loop thread (a queue pair's event handler, a listener's
+     * request handler): each is counted and handed to that thread's uncaught-exception handler, and the connection
+     * carries on as if the callback had returned (a request left unanswered is refused).
+     */
+    CALLBACK_FAILURES("exceptions thrown by callbacks");
 
     private final String label;
 

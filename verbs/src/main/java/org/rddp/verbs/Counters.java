@@ -25,6 +25,17 @@ public final class Counters {
     }
 
     /**
+     * An application's callback threw {@code failure} on the calling (loop) thread: counted as
+     * {@link Counter#CALLBACK_FAILURES} and handed to the thread's uncaught-exception handler (by default it prints
+     * the stack trace), so that the bug is seen and the loop goes on running the engines it owns.
+     */
+    public static void callbackFailed(RuntimeException failure) {
+        increment(Counter.CALLBACK_FAILURES);
+        Thread thread = Thread.currentThread();
+        thread.getUncaughtExceptionHandler().uncaughtException(thread, failure);
+    }
+
+    /**
      * Has {@code counter} read from {@code source} as well (a backend's own statistics, say), added to what was
      * counted here.
      */

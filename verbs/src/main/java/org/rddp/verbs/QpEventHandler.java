@@ -2,7 +2,11 @@ package org.rddp.verbs;
 
 import org.rddp.rdmap.TerminateHeader;
 
-/** Receives a queue pair's asynchronous events ({@code ibv_get_async_event}) on its owner thread: be quick. */
+/**
+ * Receives a queue pair's asynchronous events ({@code ibv_get_async_event}) on its owner thread: be quick. An
+ * exception it throws is counted ({@link Counter#CALLBACK_FAILURES}) and handed to that thread's uncaught-exception
+ * handler; the queue pair carries on as if it had returned.
+ */
 @FunctionalInterface
 public interface QpEventHandler {
     /** Ignores every event. */

@@ -305,6 +305,7 @@ public final class QueuePair {
         }
 
         @Override
+        @SuppressWarnings("checkstyle:IllegalCatch") // the application's handler: whatever it throws is its bug
         public void event(org.rddp.engine.QpEvent engineEvent, TerminateHeader terminate, String detail) {
             QpEvent event = Vocabulary.event(engineEvent);
             switch (event) {
@@ -314,7 +315,11 @@ public final class QueuePair {
                 case CONNECTION_LOST -> Counters.increment(Counter.CONNECTIONS_LOST);
                 default -> { }
             }
-            attributes.eventHandler().onEvent(QueuePair.this, event, terminate, detail);
+            try {
+                attributes.eventHandler().onEvent(QueuePair.this, event, terminate, detail);
+            } catch (RuntimeException e) { // the engine that reported the event must still finish what it does
+                Counters.callbackFailed(e);
+            }
         }
 
         @Override

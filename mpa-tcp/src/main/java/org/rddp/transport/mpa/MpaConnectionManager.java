@@ -310,7 +310,12 @@ public final class MpaConnectionManager implements ConnectionManager {
                     throw full;
                 }
                 startup.onFailure(failure -> { }); // the ULP answers: a later failure is its answer's
-                handler.accept(new Request(startup, loop, from, request));
+                try {
+                    handler.accept(new Request(startup, loop, from, request));
+                } catch (RuntimeException e) {
+                    Counters.callbackFailed(e); // counted and seen; rethrown, it ends the startup: the connection closes
+                    throw e;
+                }
             });
         } catch (IOException | RuntimeException e) {
             closeQuietly(channel);

@@ -180,6 +180,7 @@ public final class SctpConnectionManager implements ConnectionManager {
         return lastRefusal;
     }
 
+    @SuppressWarnings("checkstyle:IllegalCatch") // the application's handler: whatever it throws is its bug
     private void onInitiate(DdpAssociation association, DdpAssociation.Session session, SessionControl initiate,
             Consumer<ConnectionRequest> handler) {
         if (association.pendingUlp() > limits.pendingPerAssociation()) {
@@ -190,7 +191,17 @@ public final class SctpConnectionManager implements ConnectionManager {
             return;
         }
         session.ulpAnswered = false;
-        handler.accept(new Request(association, session, initiate));
+        Request request = new Request(association, session, initiate);
+        try {
+            handler.accept(request);
+        } catch (RuntimeException e) {
+            Counters.callbackFailed(e);
+            if (request.refuseUnanswered()) {
+                lastRefusal = "an Initiate on " + session + " got a Session Terminate: the listener's handler threw "
+                        + e;
+                Counters.increment(Counter.CONNECTIONS_REFUSED);
+            }
+        }
     }
 
     @Override
@@ -451,6 +462,19 @@ public final class SctpConnectionManager implements ConnectionManager {
                             : new SessionControl.Reject(privateData));
                 }
             });
+        }
+
+        /**
+         * The handler threw: unless it answered first, the Initiate gets a Session Terminate (a non-ULP reject,
+         * RFC 5043 §5.2.3). On the association's loop. Returns whether it was refused here.
+         */
+        boolean refuseUnanswered() {
+            if (!answered.compareAndSet(false, true)) {
+                return false;
+            }
+            session.ulpAnswered = true;
+            session.answer(new SessionControl.Terminate());
+            return true;
         }
 
         private void once() {

@@ -120,6 +120,7 @@ public final class InMemoryConnectionManager implements ConnectionManager {
     }
 
     @Override
+    @SuppressWarnings("checkstyle:IllegalCatch") // the listener's handler: whatever it throws is its bug
     public CompletableFuture<Connection> connect(QueuePair qp, SocketAddress remote, ConnectOptions options) {
         CompletableFuture<Connection> result = new CompletableFuture<>();
         Registration registration = LISTENERS.get(remote);
@@ -128,7 +129,14 @@ public final class InMemoryConnectionManager implements ConnectionManager {
             return result;
         }
         Request request = new Request(this, registration.manager(), qp, options, result);
-        registration.manager().loop.execute(() -> registration.handler().accept(request));
+        registration.manager().loop.execute(() -> {
+            try {
+                registration.handler().accept(request);
+            } catch (RuntimeException e) { // as the transports do: counted, reported, and the request refused
+                org.rddp.verbs.Counters.callbackFailed(e);
+                request.refuseUnanswered();
+            }
+        });
         return result;
     }
 
@@ -236,6 +244,14 @@ public final class InMemoryConnectionManager implements ConnectionManager {
             once();
             initiatorResult.completeExceptionally(new ConnectionRejectedException("rejected by the peer's ULP",
                     true, -1, -1, privateData));
+        }
+
+        /** The listener's handler threw before it answered: the initiator hears a non-ULP refusal. */
+        void refuseUnanswered() {
+            if (answered.compareAndSet(false, true)) {
+                initiatorResult.completeExceptionally(new ConnectionRejectedException("refused: the peer's listener "
+                        + "failed", false, -1, -1, PrivateData.EMPTY));
+            }
         }
 
         private void once() {

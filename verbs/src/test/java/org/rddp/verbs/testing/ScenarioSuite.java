@@ -1,14 +1,17 @@
 package org.rddp.verbs.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -27,6 +30,8 @@ import org.rddp.wire.PrivateData;
 import org.rddp.verbs.Access;
 import org.rddp.verbs.AcceptOptions;
 import org.rddp.verbs.Connection;
+import org.rddp.verbs.Counter;
+import org.rddp.verbs.Counters;
 import org.rddp.verbs.ConnectionRejectedException;
 import org.rddp.verbs.ConnectOptions;
 import org.rddp.verbs.Listener;
@@ -150,6 +155,81 @@ public abstract class ScenarioSuite {
 
             expect(peers.initiator.next(), 30, WcStatus.SUCCESS, WcOpcode.RDMA_READ, size);
             assertSame(source, sink, size);
+        }
+    }
+
+    @Test
+    void anEventHandlerThatThrowsLeavesTheEngineDoingItsWork() throws Exception {
+        long before = Counters.get(Counter.CALLBACK_FAILURES);
+        try (Peers peers = new Peers(transport, 8)) {
+            peers.initiator.handlerThrows = true; // at ESTABLISHED, at the Terminate received
+            peers.responder.handlerThrows = true; // at ESTABLISHED, at the Terminate sent
+            MemoryRegion sink = peers.responder.region(64, Access.LOCAL_WRITE);
+            peers.responder.postReceive(sink, 0, 64, 11);
+            MemoryRegion inbox = peers.initiator.region(64, Access.LOCAL_WRITE);
+            peers.initiator.postReceive(inbox, 0, 64, 12);
+            peers.connect(4, 4);
+            MemoryRegion source = peers.initiator.region(64);
+            fill(source, 64, 5);
+            request.opcode(WorkOpcode.SEND).wrId(10).sge(0, source, 0, 64);
+            peers.initiator.post(request);
+            expect(peers.initiator.next(), 10, WcStatus.SUCCESS, WcOpcode.SEND, 64);
+            expect(peers.responder.next(), 11, WcStatus.SUCCESS, WcOpcode.RECV, 64);
+            assertSame(source, sink, 64);
+
+            request.wrId(13); // no receive waits for it: the responder's Terminate still goes out, flushes still come
+            peers.initiator.post(request);
+            expect(peers.initiator.next(), 13, WcStatus.SUCCESS, WcOpcode.SEND, 64);
+            assertThat(peers.responder.await(QpEvent.TERMINATE_SENT).terminate().cause())
+                    .contains(DdpError.UNTAGGED_NO_BUFFER);
+            assertThat(peers.initiator.await(QpEvent.TERMINATE_RECEIVED).terminate().cause())
+                    .contains(DdpError.UNTAGGED_NO_BUFFER);
+            expect(peers.initiator.next(), 12, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0);
+        }
+        assertThat(Counters.get(Counter.CALLBACK_FAILURES) - before).as("each throw counted").isGreaterThanOrEqualTo(4);
+    }
+
+    @Test
+    void aListenerWhoseHandlerThrowsRefusesThatRequestAndServesTheNext() throws Exception {
+        SocketAddress address = transport.nextAddress();
+        Side responder = new Side("responder", 64);
+        responder.createQueuePair(4, null);
+        AtomicInteger requests = new AtomicInteger();
+        CompletableFuture<Connection> accepted = new CompletableFuture<>();
+        AcceptOptions accept = new AcceptOptions(PrivateData.EMPTY, 4, 4);
+        try (Listener listener = transport.responder().listen(address, incoming -> {
+            if (requests.incrementAndGet() == 1) {
+                throw new IllegalStateException("a bug in the listener's handler");
+            }
+            incoming.accept(responder.qp, accept).whenComplete((connection, failure) -> {
+                if (failure != null) {
+                    accepted.completeExceptionally(failure);
+                } else {
+                    accepted.complete(connection);
+                }
+            });
+        })) {
+            Side refused = new Side("refused", 64);
+            refused.createQueuePair(4, null);
+            assertThatThrownBy(() -> Waits.join(transport.initiator().connect(refused.qp, address,
+                    ConnectOptions.of(4, 4)))).isInstanceOf(java.util.concurrent.ExecutionException.class)
+                    .satisfies(failure -> assertThat(failure.getCause()).as("refused, not left to time out")
+                            .isNotInstanceOf(java.util.concurrent.TimeoutException.class));
+
+            Side initiator = new Side("initiator", 64);
+            initiator.createQueuePair(4, null);
+            MemoryRegion sink = responder.region(64, Access.LOCAL_WRITE);
+            responder.postReceive(sink, 0, 64, 21);
+            Waits.join(transport.initiator().connect(initiator.qp, address, ConnectOptions.of(4, 4)));
+            Waits.join(accepted);
+            MemoryRegion source = initiator.region(64);
+            fill(source, 64, 6);
+            request.opcode(WorkOpcode.SEND).wrId(20).sge(0, source, 0, 64);
+            initiator.post(request);
+            expect(initiator.next(), 20, WcStatus.SUCCESS, WcOpcode.SEND, 64);
+            expect(responder.next(), 21, WcStatus.SUCCESS, WcOpcode.RECV, 64);
+            assertSame(source, sink, 64);
+            assertThat(requests).hasValue(2);
         }
     }
 

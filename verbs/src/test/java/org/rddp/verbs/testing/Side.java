@@ -40,6 +40,8 @@ public final class Side {
     final CompletionQueue cq;
     final LinkedBlockingQueue<Event> events = new LinkedBlockingQueue<>();
     QueuePair qp;
+    /** Whether the event handler throws after it recorded each event, as a buggy application's might. */
+    volatile boolean handlerThrows;
     private final ReceiveWorkRequest receive = new ReceiveWorkRequest(4);
 
     Side(String name, int cqCapacity) {
@@ -52,7 +54,12 @@ public final class Side {
     /** Creates this side's queue pair (IDLE), optionally on a shared receive queue. */
     QueuePair createQueuePair(int depth, SharedReceiveQueue srq) {
         qp = pd.createQueuePair(new QpAttributes(cq, cq, srq, depth, depth, 4, true,
-                (pair, event, terminate, detail) -> events.add(new Event(event, terminate, detail))));
+                (pair, event, terminate, detail) -> {
+                    events.add(new Event(event, terminate, detail));
+                    if (handlerThrows) {
+                        throw new IllegalStateException("a bug in " + name + "'s event handler, at " + event);
+                    }
+                }));
         return qp;
     }
 
