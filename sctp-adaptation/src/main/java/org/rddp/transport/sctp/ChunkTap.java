@@ -5,7 +5,9 @@ import java.lang.foreign.MemorySegment;
 /**
  * Sees every DATA chunk payload an association hands to SCTP or gets from it, with the stream, PPID and U bit
  * SCTP reports: the backend's own tap, for tests and diagnostics. Called on the association's owner thread;
- * the octets are valid during the call only.
+ * the octets are valid during the call only. An exception it throws (a capture file that cannot be written, say) is
+ * counted ({@code Counter.CALLBACK_FAILURES}) and handed to that thread's uncaught-exception handler; the
+ * association carries on.
  */
 @FunctionalInterface
 public interface ChunkTap {

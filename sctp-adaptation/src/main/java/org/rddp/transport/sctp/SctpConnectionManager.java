@@ -97,8 +97,21 @@ public final class SctpConnectionManager implements ConnectionManager {
         this.stack = java.util.Objects.requireNonNull(stack, "stack");
         this.localAddress = localAddress;
         // null would fail on the first data chunk, on the loop, where nobody hears of it: the connection would hang
-        this.tap = java.util.Objects.requireNonNull(tap, "tap (ChunkTap.NONE for none)");
+        java.util.Objects.requireNonNull(tap, "tap (ChunkTap.NONE for none)");
+        this.tap = tap == ChunkTap.NONE ? tap : guarded(tap);
         this.loops = progress.open("sctp-loop", stack::newPoller);
+    }
+
+    /** {@code tap}, whose exceptions are the application's: counted and reported, never the association's end. */
+    @SuppressWarnings("checkstyle:IllegalCatch") // whatever the application's tap throws is its bug
+    private static ChunkTap guarded(ChunkTap tap) {
+        return (association, outbound, streamId, ppid, unordered, chunk, length) -> {
+            try {
+                tap.chunk(association, outbound, streamId, ppid, unordered, chunk, length);
+            } catch (RuntimeException e) {
+                Counters.callbackFailed(e);
+            }
+        };
     }
 
     @Override

@@ -33,6 +33,8 @@ import org.rddp.transport.sctp.usrsctp.UsrsctpStack;
 import org.rddp.verbs.AcceptOptions;
 import org.rddp.verbs.Access;
 import org.rddp.verbs.CompletionQueue;
+import org.rddp.verbs.Counter;
+import org.rddp.verbs.Counters;
 import org.rddp.verbs.ConnectOptions;
 import org.rddp.verbs.Connection;
 import org.rddp.verbs.ConnectionRejectedException;
@@ -102,6 +104,38 @@ class SessionControlTest {
     }
 
     // ------------------------------------------------------------------ legal sequences, we are passive
+
+    @Test
+    void aTapThatThrowsIsCountedAndTheSessionCarriesOn() throws Exception {
+        ours.close();
+        ours = new SctpConnectionManager(UsrsctpStack.udp(), InetAddress.getLoopbackAddress(),
+                (association, outbound, streamId, ppid, unordered, chunk, length) -> {
+                    throw new java.io.UncheckedIOException(new java.io.IOException("the capture's disk is full"));
+                });
+        long before = Counters.get(Counter.CALLBACK_FAILURES);
+        try (Listener listener = listen();
+                RawSctpPeer peer = RawSctpPeer.connect(address, DdpSctp.ADAPTATION_INDICATION)) {
+            peer.control(5, 0, new SessionControl.Initiate(HELLO)); // tapped in: throws
+            QueuePair qp = queuePair();
+            MemoryRegion sink = pd.register(java.lang.foreign.Arena.ofAuto().allocate(64), EnumSet.of(
+                    Access.LOCAL_WRITE));
+            qp.postReceive(new ReceiveWorkRequest(1).wrId(1).sge(0, sink, 0, 64));
+            CompletableFuture<Connection> accepted = request().accept(qp, new AcceptOptions(NO, 1, 1));
+            assertThat(peer.next().control()).isEqualTo(new SessionControl.Accept(NO)); // tapped out: throws
+            accepted.get(10, TimeUnit.SECONDS);
+
+            peer.segment(5, 1, send(1, 10));
+            WorkCompletion completion = next();
+            assertThat(completion.status()).isEqualTo(WcStatus.SUCCESS);
+            assertThat(completion.byteLength()).isEqualTo(10);
+            assertThat(qp.postSend(new SendWorkRequest(1).opcode(WorkOpcode.SEND).wrId(2).noSge())).isZero();
+            assertThat(peer.next().ppid()).isEqualTo(DdpSctp.PPID_DDP_SEGMENT);
+        }
+        // the Initiate in, the Accept out and the segment in were tapped before the completion could be seen (the
+        // last Send's tap follows its send, and may still be running)
+        assertThat(Counters.get(Counter.CALLBACK_FAILURES) - before).as("each chunk's throw counted")
+                .isGreaterThanOrEqualTo(3);
+    }
 
     @Test
     void acceptedSessionOnTheWire() throws Exception {
