@@ -313,7 +313,7 @@ public final class MpaConnectionManager implements ConnectionManager {
                 try {
                     handler.accept(new Request(startup, loop, from, request));
                 } catch (RuntimeException e) {
-                    Counters.callbackFailed(e); // counted and seen; rethrown, it ends the startup: the connection closes
+                    Counters.callbackFailed(e); // counted, seen; rethrown, it ends the startup: the connection closes
                     throw e;
                 }
             });
