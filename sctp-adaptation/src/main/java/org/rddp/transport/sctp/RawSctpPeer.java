@@ -88,7 +88,13 @@ public final class RawSctpPeer implements AutoCloseable {
     /** Listens at {@code local} through {@code stack}; every association becomes a raw peer for {@code each}. */
     public static SctpStack.Listening serve(SctpStack stack, InetSocketAddress local, int adaptation,
             java.util.function.Consumer<RawSctpPeer> each) throws IOException {
-        SctpStack.Listening listening = stack.listen(local, SctpConnectionManager.STREAMS, adaptation);
+        return serve(stack, local, SctpConnectionManager.STREAMS, adaptation, each);
+    }
+
+    /** As above, granting at most {@code streams} streams each way to every association. */
+    public static SctpStack.Listening serve(SctpStack stack, InetSocketAddress local, int streams, int adaptation,
+            java.util.function.Consumer<RawSctpPeer> each) throws IOException {
+        SctpStack.Listening listening = stack.listen(local, streams, adaptation);
         listening.start(socket -> each.accept(new RawSctpPeer(socket)));
         return listening;
     }

@@ -367,6 +367,39 @@ class SessionControlTest {
         }
     }
 
+    @Test
+    void aPeerThatGrantsFewerStreamsGetsNoSessionBeyondThem() throws Exception {
+        LinkedBlockingQueue<RawSctpPeer> associations = new LinkedBlockingQueue<>();
+        try (SctpStack.Listening listening = RawSctpPeer.serve(UsrsctpStack.udp(), address, 2,
+                DdpSctp.ADAPTATION_INDICATION, associations::add)) {
+            // three queue pairs: two take the association's two streams, the third needs an association of its own
+            List<CompletableFuture<Connection>> connecting = new java.util.ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                connecting.add(ours.connect(queuePair(), address, new ConnectOptions(HELLO, false, 1, 1, false,
+                        Set.of(), Duration.ofSeconds(10))));
+            }
+            RawSctpPeer first = associations.poll(10, TimeUnit.SECONDS);
+            assertThat(first).as("the first association").isNotNull();
+            try (first) {
+                for (int i = 0; i < 2; i++) {
+                    RawSctpPeer.Chunk initiate = first.next();
+                    assertThat(initiate.streamId()).as("a stream the peer granted").isLessThan(2);
+                    first.control(initiate.streamId(), 0, new SessionControl.Accept(NO));
+                }
+                RawSctpPeer second = associations.poll(10, TimeUnit.SECONDS);
+                assertThat(second).as("an association for the third queue pair").isNotNull();
+                try (second) {
+                    RawSctpPeer.Chunk initiate = second.next();
+                    assertThat(initiate.streamId()).isLessThan(2);
+                    second.control(initiate.streamId(), 0, new SessionControl.Accept(NO));
+                    for (CompletableFuture<Connection> each : connecting) {
+                        assertThat(each.get(10, TimeUnit.SECONDS).parameters().remotePrivateData()).isEqualTo(NO);
+                    }
+                }
+            }
+        }
+    }
+
     @ParameterizedTest
     @CsvSource({"REJECT", "ENHANCED_REJECT", "TERMINATE", "ENHANCED_ACCEPT_TO_PLAIN", "INSUFFICIENT_IRD"})
     void refusalsReachTheInitiator(String answer) throws Exception {

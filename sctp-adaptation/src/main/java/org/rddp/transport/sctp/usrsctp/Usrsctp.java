@@ -42,6 +42,12 @@ final class Usrsctp {
     static final int SCTP_PEER_ADDR_PARAMS = 0x0a;
     static final int SCTP_EVENT = 0x1e;
     static final int SCTP_RECVRCVINFO = 0x1f;
+    /** Read-only: {@code struct sctp_status} of the (one) association of a one-to-one socket. */
+    static final int SCTP_STATUS = 0x100;
+    /** {@code struct sctp_status}: assoc id, state, rwnd, two counters, then the streams each way (usrsctp.h). */
+    static final long STATUS_SIZE = 176;
+    static final long STATUS_INSTRMS = 16;
+    static final long STATUS_OUTSTRMS = 18;
 
     static final int SCTP_SENDV_SNDINFO = 1;
     static final int SCTP_RECVV_RCVINFO = 1;
@@ -119,6 +125,8 @@ final class Usrsctp {
             JAVA_INT, ADDRESS, ADDRESS, JAVA_INT, ADDRESS), true);
     static final MethodHandle SETSOCKOPT = handle("usrsctp_setsockopt", FunctionDescriptor.of(JAVA_INT, ADDRESS,
             JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT), true);
+    static final MethodHandle GETSOCKOPT = handle("usrsctp_getsockopt", FunctionDescriptor.of(JAVA_INT, ADDRESS,
+            JAVA_INT, JAVA_INT, ADDRESS, ADDRESS), true);
     static final MethodHandle BIND = handle("usrsctp_bind", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS,
             JAVA_INT), true);
     static final MethodHandle LISTEN = handle("usrsctp_listen", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT),

@@ -359,8 +359,8 @@ public final class UsrsctpStack implements SctpStack {
             if (status != 0) {
                 throw new IOException("SCTP connect to " + remote + " failed, errno " + Usrsctp.errno(state));
             }
-            UsrsctpSocket connected = new UsrsctpSocket(socket, streams, maxMessage(mtu), remote,
-                    freeing(endpoint, port, link));
+            UsrsctpSocket connected = new UsrsctpSocket(socket, negotiatedStreams(socket, arena, state),
+                    maxMessage(mtu), remote, freeing(endpoint, port, link));
             Links.hold(link); // released when the socket is freed
             done = true;
             return connected;
@@ -434,7 +434,7 @@ public final class UsrsctpStack implements SctpStack {
             if (endpoint instanceof RawIpEndpoint raw) {
                 raw.own(port);
             }
-            return new UsrsctpListening(socket, new InetSocketAddress(local.getAddress(), port), streams, mtu, loop,
+            return new UsrsctpListening(socket, new InetSocketAddress(local.getAddress(), port), mtu, loop,
                     endpoint);
         } catch (IOException | RuntimeException e) {
             closeQuietly(socket);
@@ -530,6 +530,33 @@ public final class UsrsctpStack implements SctpStack {
         setsockopt(socket, state, Usrsctp.SCTP_PEER_ADDR_PARAMS, params, "path MTU");
     }
 
+    /**
+     * The streams the association has each way, as the handshake settled them (SCTP_STATUS): the fewer of ours and
+     * the peer's, which may grant fewer than asked (RFC 9260 §5.1.1). Sessions go on these only.
+     */
+    private static int negotiatedStreams(MemorySegment socket, Arena arena, MemorySegment state) throws IOException {
+        MemorySegment status = arena.allocate(Usrsctp.STATUS_SIZE, 8);
+        MemorySegment length = arena.allocate(JAVA_INT);
+        length.set(JAVA_INT, 0, (int) Usrsctp.STATUS_SIZE);
+        try {
+            int result = (int) Usrsctp.GETSOCKOPT.invokeExact(state, socket, Usrsctp.IPPROTO_SCTP,
+                    Usrsctp.SCTP_STATUS, status, length);
+            if (result != 0) {
+                throw new IOException("usrsctp_getsockopt(SCTP_STATUS) failed, errno " + Usrsctp.errno(state));
+            }
+        } catch (IOException e) {
+            throw e;
+        } catch (Throwable e) {
+            throw new IOException(e);
+        }
+        int streams = Math.min(Short.toUnsignedInt(status.get(JAVA_SHORT, Usrsctp.STATUS_INSTRMS)),
+                Short.toUnsignedInt(status.get(JAVA_SHORT, Usrsctp.STATUS_OUTSTRMS)));
+        if (streams < 1) {
+            throw new IOException("the association has no stream in one direction (SCTP_STATUS)");
+        }
+        return streams;
+    }
+
     private static void setsockopt(MemorySegment socket, MemorySegment state, int option, MemorySegment value,
             String what) throws IOException {
         try {
@@ -592,18 +619,16 @@ public final class UsrsctpStack implements SctpStack {
     /** A listening usrsctp socket whose upcall schedules accepts on its loop. */
     private final class UsrsctpListening extends LoopListening {
         private final MemorySegment socket;
-        private final int streams;
         private final int mtu;
         private final int id;
         private final Links.Endpoint endpoint;
         private final MemorySegment state = Usrsctp.captureState(Arena.ofAuto());
 
-        UsrsctpListening(MemorySegment socket, InetSocketAddress address, int streams, int mtu, Loop loop,
+        UsrsctpListening(MemorySegment socket, InetSocketAddress address, int mtu, Loop loop,
                 Links.Endpoint endpoint) throws IOException {
             super(address, loop);
             this.socket = socket;
             this.mtu = mtu;
-            this.streams = streams;
             this.endpoint = endpoint;
             this.id = Upcalls.register(this::ready);
             try {
@@ -630,7 +655,14 @@ public final class UsrsctpStack implements SctpStack {
                 if (accepted.equals(MemorySegment.NULL)) {
                     return null; // EAGAIN: the next upcall brings the next association
                 }
-                return accepted(accepted, peer);
+                int granted;
+                try {
+                    granted = negotiatedStreams(accepted, arena, state);
+                } catch (IOException e) {
+                    closeQuietly(accepted);
+                    throw e;
+                }
+                return accepted(accepted, peer, granted);
             } catch (IOException e) {
                 throw e;
             } catch (Throwable e) {
@@ -639,10 +671,11 @@ public final class UsrsctpStack implements SctpStack {
         }
 
         /**
-         * Wraps an accepted association. Its path MTU is the listener's (usrsctp copies it at accept), chosen for the
-         * listening address: the wildcard's is the smallest of the interfaces, right whichever one the peer used.
+         * Wraps an accepted association with the {@code streams} it has each way. Its path MTU is the listener's
+         * (usrsctp copies it at accept), chosen for the listening address: the wildcard's is the smallest of the
+         * interfaces, right whichever one the peer used.
          */
-        private UsrsctpSocket accepted(MemorySegment accepted, MemorySegment peer) throws IOException {
+        private UsrsctpSocket accepted(MemorySegment accepted, MemorySegment peer, int streams) throws IOException {
             Links.Link link = Links.link(Usrsctp.connLink(peer));
             InetSocketAddress remote = new InetSocketAddress(link == null ? address().getAddress()
                     : link.remote.getAddress(), Usrsctp.port(peer));
