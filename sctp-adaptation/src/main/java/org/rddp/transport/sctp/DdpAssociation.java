@@ -41,7 +41,10 @@ final class DdpAssociation {
     private final String name = "sctp-" + NAMES.incrementAndGet();
     private final SctpSocket socket;
     private final Loop loop;
+    /** The session of each stream, made when the stream is first used (most of an association's never are). */
     private final Session[] sessions;
+    /** The sessions made so far, in the order they were. Owner thread. */
+    private final java.util.ArrayList<Session> made = new java.util.ArrayList<>();
     /** Sessions that met a full socket and wait for room, each once. Owner thread. */
     private final java.util.ArrayDeque<Session> waitingForRoom = new java.util.ArrayDeque<>();
     private final MemorySegment receiveBuffer;
@@ -87,9 +90,6 @@ final class DdpAssociation {
         this.receiveBuffer = arena.allocate(maxChunk + 4096L, 8);
         this.sendBuffer = arena.allocate(maxChunk, 8);
         this.sessions = new Session[socket.streams()];
-        for (int i = 0; i < sessions.length; i++) {
-            sessions[i] = new Session(i);
-        }
     }
 
     /** Its name in messages: {@code sctp-3}. */
@@ -136,7 +136,7 @@ final class DdpAssociation {
         if (down || shuttingDown) {
             return;
         }
-        for (Session session : sessions) {
+        for (Session session : made) {
             if (session.state() != SessionStateMachine.State.IDLE || session.pendingControl() > 0) {
                 return;
             }
@@ -165,9 +165,13 @@ final class DdpAssociation {
         return !down && !shuttingDown;
     }
 
-    /** A stream with no session, or null. Owner thread. */
+    /** The lowest stream with no session going on (never used, or ended), or null. Owner thread. */
     Session idleSession() {
-        for (Session session : sessions) {
+        for (int streamId = 0; streamId < sessions.length; streamId++) {
+            Session session = sessions[streamId];
+            if (session == null) {
+                return session(streamId);
+            }
             if (session.state() == SessionStateMachine.State.IDLE) {
                 return session;
             }
@@ -175,15 +179,21 @@ final class DdpAssociation {
         return null;
     }
 
-    /** The session of stream {@code streamId}. Owner thread. */
+    /** The session of stream {@code streamId}, made on its first use. Owner thread. */
     Session session(int streamId) {
-        return sessions[streamId];
+        Session session = sessions[streamId];
+        if (session == null) {
+            session = new Session(streamId);
+            sessions[streamId] = session;
+            made.add(session);
+        }
+        return session;
     }
 
     /** Sessions whose Initiate waits for the ULP, which has not answered yet. Owner thread. */
     int pendingUlp() {
         int pending = 0;
-        for (Session session : sessions) {
+        for (Session session : made) {
             if (session.state() == SessionStateMachine.State.PENDING_ULP && !session.ulpAnswered) {
                 pending++;
             }
@@ -255,7 +265,7 @@ final class DdpAssociation {
                     return;
                 }
                 tap.chunk(this, false, message.streamId, message.ppid, message.unordered, receiveBuffer, length);
-                sessions[message.streamId].onChunk(length);
+                session(message.streamId).onChunk(length);
             }
             default -> { }
         }
@@ -275,8 +285,8 @@ final class DdpAssociation {
         }
         down = true;
         validated.completeExceptionally(new IOException(reason));
-        for (Session session : sessions) {
-            session.lost(reason);
+        for (int i = 0; i < made.size(); i++) { // by index: what a session's end sets off may make another
+            made.get(i).lost(reason);
         }
         socket.close();
         onDown.accept(this);

@@ -72,7 +72,18 @@ public final class RawSctpPeer implements AutoCloseable {
     /** Connects through {@code stack} from {@code local} to {@code remote} with {@code adaptation} in the INIT. */
     public static RawSctpPeer connect(SctpStack stack, InetSocketAddress local, InetSocketAddress remote,
             int adaptation) throws IOException {
-        return new RawSctpPeer(stack.connect(local, remote, SctpConnectionManager.STREAMS, adaptation));
+        return connect(stack, local, remote, SctpConnectionManager.STREAMS, adaptation);
+    }
+
+    /** As above, asking for {@code streams} streams each way. */
+    public static RawSctpPeer connect(SctpStack stack, InetSocketAddress local, InetSocketAddress remote,
+            int streams, int adaptation) throws IOException {
+        return new RawSctpPeer(stack.connect(local, remote, streams, adaptation));
+    }
+
+    /** The streams its association has each way, as the handshake settled them. */
+    public int streams() {
+        return socket.streams();
     }
 
     /** Listens at {@code local} over usrsctp (UDP encapsulation); the future gets the first association. */

@@ -50,8 +50,9 @@ import org.rddp.wire.PrivateData;
  */
 public final class SctpConnectionManager implements ConnectionManager {
     /**
-     * Streams asked for each way on every association: the queue pairs it can carry (the peer may grant fewer).
-     * When every stream of an association to a peer is taken, the next queue pair gets an association of its own.
+     * Streams asked for each way on every association by default ({@link SctpLimits#withStreams} asks for up to
+     * 65,535): the queue pairs it can carry (the peer may grant fewer). When every stream of an association to a peer
+     * is taken, the next queue pair gets an association of its own.
      */
     public static final int STREAMS = 1024;
 
@@ -136,7 +137,8 @@ public final class SctpConnectionManager implements ConnectionManager {
     @Override
     public Listener listen(SocketAddress address, Consumer<ConnectionRequest> handler) throws IOException {
         InetSocketAddress local = (InetSocketAddress) address;
-        SctpStack.Listening listening = stack.listen(nextLoop(), local, STREAMS, DdpSctp.ADAPTATION_INDICATION);
+        SctpStack.Listening listening = stack.listen(nextLoop(), local, limits.streams(),
+                DdpSctp.ADAPTATION_INDICATION);
         listenings.add(listening);
         listening.start(socket -> {
             String full = overLimit();
@@ -184,7 +186,7 @@ public final class SctpConnectionManager implements ConnectionManager {
             return null;
         }
         return now + " associations are up, and the limits allow " + allowed + " (" + limits.associations()
-                + " associations, " + limits.memory() + " octets at " + SctpLimits.octetsPerAssociation(stack)
+                + " associations, " + limits.memory() + " octets at " + limits.octetsPerAssociation(stack)
                 + " each: SctpLimits)";
     }
 
@@ -274,7 +276,7 @@ public final class SctpConnectionManager implements ConnectionManager {
         blocking.execute(() -> { // usrsctp's connect blocks until the handshake, which the loop reads
             try {
                 SctpSocket socket = stack.connect(route.loop(), new InetSocketAddress(localAddress, 0), route.remote(),
-                        STREAMS, DdpSctp.ADAPTATION_INDICATION);
+                        limits.streams(), DdpSctp.ADAPTATION_INDICATION);
                 DdpAssociation association = newAssociation(socket, route.loop());
                 route.loop().execute(association::closeWhenIdle); // made for queue pairs: gone with the last one
                 association.start(null); // the peer may not open sessions towards an initiator

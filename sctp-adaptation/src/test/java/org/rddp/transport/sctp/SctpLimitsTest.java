@@ -88,7 +88,7 @@ class SctpLimitsTest {
     @Timeout(value = 2, unit = TimeUnit.MINUTES)
     void aConnectNeedingOneAssociationTooManyFailsAtOnceAndSaysWhy() throws Exception {
         SctpLimits oneInMemory = SctpLimits.defaults()
-                .withMemory(SctpLimits.octetsPerAssociation(UsrsctpStack.udp()) + 1);
+                .withMemory(SctpLimits.defaults().octetsPerAssociation(UsrsctpStack.udp()) + 1);
         try (SctpConnectionManager one = manager(SctpLimits.defaults());
                 SctpConnectionManager other = manager(SctpLimits.defaults());
                 SctpConnectionManager client = manager(oneInMemory);

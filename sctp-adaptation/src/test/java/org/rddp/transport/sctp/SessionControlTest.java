@@ -1,6 +1,7 @@
 package org.rddp.transport.sctp;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.lang.foreign.MemorySegment;
@@ -365,6 +366,37 @@ class SessionControlTest {
             assertThat(terminate.ddpSsn()).isEqualTo(1);
             assertThat(terminate.control()).isEqualTo(new SessionControl.Terminate());
         }
+    }
+
+    @Test
+    void aListenerAskingForEveryStreamTakesASessionOnTheLastOne() throws Exception {
+        ours.close();
+        ours = new SctpConnectionManager(UsrsctpStack.udp(), InetAddress.getLoopbackAddress(), ChunkTap.NONE,
+                org.rddp.loop.Progress.automatic(), SctpLimits.defaults().withStreams(SctpLimits.MAX_STREAMS));
+        try (Listener listener = listen();
+                RawSctpPeer peer = RawSctpPeer.connect(UsrsctpStack.udp(), new InetSocketAddress(
+                        InetAddress.getLoopbackAddress(), 0), address, SctpLimits.MAX_STREAMS,
+                        DdpSctp.ADAPTATION_INDICATION)) {
+            assertThat(peer.streams()).as("granted").isEqualTo(SctpLimits.MAX_STREAMS);
+            int last = SctpLimits.MAX_STREAMS - 1;
+            peer.control(last, 0, new SessionControl.Initiate(HELLO));
+            QueuePair qp = queuePair();
+            MemoryRegion sink = pd.register(java.lang.foreign.Arena.ofAuto().allocate(64), EnumSet.of(
+                    Access.LOCAL_WRITE));
+            qp.postReceive(new ReceiveWorkRequest(1).wrId(1).sge(0, sink, 0, 64));
+            CompletableFuture<Connection> accepted = request().accept(qp, new AcceptOptions(NO, 1, 1));
+            RawSctpPeer.Chunk accept = peer.next();
+            assertThat(accept.streamId()).isEqualTo(last);
+            assertThat(accept.control()).isEqualTo(new SessionControl.Accept(NO));
+            accepted.get(10, TimeUnit.SECONDS);
+            peer.segment(last, 1, send(1, 10));
+            WorkCompletion completion = next();
+            assertThat(completion.status()).isEqualTo(WcStatus.SUCCESS);
+            assertThat(completion.byteLength()).isEqualTo(10);
+        }
+        assertThatThrownBy(() -> SctpLimits.defaults().withStreams(SctpLimits.MAX_STREAMS + 1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("65535");
+        assertThatThrownBy(() -> SctpLimits.defaults().withStreams(0)).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
