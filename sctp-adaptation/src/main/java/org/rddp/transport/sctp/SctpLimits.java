@@ -12,7 +12,7 @@ package org.rddp.transport.sctp;
  *                              {@link #octetsPerAssociation} (what this side allocates for it, and the socket
  *                              buffers the stack gives it, which fill as data queues); it lowers the association
  *                              limit
- * @param streams               streams each way asked for on every association, 1 to 65,535 (RFC 9260 §5.1): the
+ * @param streams               streams each way asked for on every association, 1 to 65,535 (RFC 9260 §3.3.2): the
  *                              queue pairs one association carries; when every stream of the associations to a
  *                              peer is taken, the next queue pair gets an association of its own
  */
