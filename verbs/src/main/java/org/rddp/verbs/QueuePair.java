@@ -49,7 +49,9 @@ public final class QueuePair {
         receiveFree = new MpmcArrayQueue<>(Math.max(2, receives));
         receivePosted = new MpmcArrayQueue<>(Math.max(2, receives));
         for (int i = 0; i < sends; i++) {
-            sendFree.offer(new SendWork(attributes.maxSge()));
+            SendWork slot = new SendWork(attributes.maxSge());
+            slot.context = new SendWorkRequest.BindRequest(); // a bind's parameters, filled at each post
+            sendFree.offer(slot);
         }
         if (attributes.sharedReceiveQueue() == null) {
             for (int i = 0; i < receives; i++) {
@@ -254,7 +256,9 @@ public final class QueuePair {
             long wrId = work.wrId;
             WcOpcode wcOpcode = opcode(work.opcode);
             // the slot is free before the completion can be seen: a consumer may post again at once
-            work.context = null;
+            if (work.context instanceof SendWorkRequest.BindRequest bind) {
+                bind.clear();
+            }
             sendFree.offer(work);
             if (complete) {
                 attributes.sendCq().push(wrId, status, wcOpcode, byteLength, number, 0, false);
@@ -286,9 +290,9 @@ public final class QueuePair {
         public org.rddp.engine.WcStatus executeLocal(SendWork work) {
             if (work.opcode == org.rddp.engine.WorkOpcode.BIND_MEMORY_WINDOW) {
                 SendWorkRequest.BindRequest bind = (SendWorkRequest.BindRequest) work.context;
-                boolean bound = bind.window() != null && bind.region() != null
-                        && bind.window().bind(QueuePair.this, bind.region(), bind.offset(), bind.length(), bind.to(),
-                                bind.rights(), bind.key());
+                boolean bound = bind.window != null && bind.region != null
+                        && bind.window.bind(QueuePair.this, bind.region, bind.offset, bind.length, bind.to,
+                                bind.rights, bind.key);
                 return bound ? org.rddp.engine.WcStatus.SUCCESS : org.rddp.engine.WcStatus.MW_BIND_ERR;
             }
             return invalidate(work.localStag, false) == OK ? org.rddp.engine.WcStatus.SUCCESS

@@ -135,15 +135,38 @@ public final class SendWorkRequest {
         work.remoteTo = remoteTo;
         work.localStag = localStag;
         work.sges.copyFrom(sges);
-        work.context = opcode == WorkOpcode.BIND_MEMORY_WINDOW ? bindRequest() : null;
+        if (opcode == WorkOpcode.BIND_MEMORY_WINDOW) {
+            ((BindRequest) work.context).set(this);
+        }
     }
 
-    private BindRequest bindRequest() {
-        return new BindRequest(window, bindRegion, bindOffset, bindLength, bindTo, bindRights, bindKey);
-    }
+    /**
+     * What a bind work request carries to the owner thread: one per send-queue slot, made with the queue pair and
+     * filled at each post, so that posting a bind allocates nothing.
+     */
+    static final class BindRequest {
+        MemoryWindow window;
+        MemoryRegion region;
+        long offset;
+        long length;
+        long to;
+        int rights;
+        int key;
 
-    /** What a bind work request carries to the owner thread. */
-    record BindRequest(MemoryWindow window, MemoryRegion region, long offset, long length, long to, int rights,
-            int key) {
+        void set(SendWorkRequest request) {
+            window = request.window;
+            region = request.bindRegion;
+            offset = request.bindOffset;
+            length = request.bindLength;
+            to = request.bindTo;
+            rights = request.bindRights;
+            key = request.bindKey;
+        }
+
+        /** Lets go of the window and region once the slot is free again. */
+        void clear() {
+            window = null;
+            region = null;
+        }
     }
 }

@@ -13,7 +13,7 @@ import org.rddp.verbs.SendWorkRequest;
  */
 public final class WriteLoop implements AutoCloseable {
     private final InMemoryTransport transport;
-    private final Peers peers;
+    final Peers peers;
     private final SendWorkRequest write;
 
     private WriteLoop(InMemoryTransport transport, Peers peers, SendWorkRequest write) {
