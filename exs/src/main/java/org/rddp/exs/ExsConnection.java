@@ -4,9 +4,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.EnumSet;
-import java.util.HashMap;
 import java.util.LinkedHashSet;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import org.rddp.exs.ExsMessage.Acknowledgement;
@@ -40,6 +38,8 @@ final class ExsConnection {
     private static final long READ = 4L << 56;
     private static final long UNSIGNALED = 5L << 56;
     private static final long KIND = 0xFFL << 56;
+    /** What a send's window lets the peer do: read the block. */
+    private static final Set<Access> PEER_READS = Set.of(Access.REMOTE_READ);
     /** Octets of a header slot for an outgoing message. */
     private static final int HEADER = ExsMessage.ADVERTISEMENT_LENGTH;
 
@@ -67,7 +67,8 @@ final class ExsConnection {
     private int nextSequence;
     private boolean persistentSent;
     private final ArrayDeque<SendOp> waitingSends = new ArrayDeque<>();
-    private final Map<Integer, SendOp> unacknowledged = new HashMap<>();
+    /** Sends advertised and not yet acknowledged, in sequence order (a peer acknowledges in order). */
+    private final ArrayDeque<SendOp> unacknowledged = new ArrayDeque<>();
 
     // the receive side
     private int expectedSequence;
@@ -250,7 +251,7 @@ final class ExsConnection {
     }
 
     private void acknowledged(Acknowledgement ack) throws ExsProtocolException {
-        SendOp op = unacknowledged.get(ack.sequence());
+        SendOp op = outstanding(ack.sequence());
         if (op == null) {
             throw new ExsProtocolException("an acknowledgement of advertisement " + ack.sequence()
                     + ", which is not outstanding");
@@ -269,7 +270,7 @@ final class ExsConnection {
         }
         for (int earlier = ack.more(); earlier > 0; earlier--) { // the immediate ones it answers too, oldest first
             int sequence = ack.sequence() - earlier;
-            SendOp answered = unacknowledged.get(sequence);
+            SendOp answered = outstanding(sequence);
             if (answered == null || answered.persistent || answered.window >= 0) {
                 throw new ExsProtocolException("an acknowledgement of advertisement " + ack.sequence() + " and the "
                         + ack.more() + " before it, of which " + sequence + (answered == null
@@ -281,12 +282,13 @@ final class ExsConnection {
                     + ack.sequence() + " of " + op.length);
         }
         for (int earlier = ack.more(); earlier > 0; earlier--) {
-            SendOp answered = unacknowledged.remove(ack.sequence() - earlier);
+            SendOp answered = outstanding(ack.sequence() - earlier);
+            unacknowledged.remove(answered);
             sendCredits++;
             answered.done.run();
             queue.post(new ExsEvent(ExsEvent.Type.SEND, socket, answered.context, answered.length, null));
         }
-        unacknowledged.remove(ack.sequence());
+        unacknowledged.remove(op);
         sendCredits++;
         retire(op);
         op.done.run();
@@ -297,6 +299,16 @@ final class ExsConnection {
             default -> new ExsException(socket + ": the peer could not take the data (status " + ack.status() + ")");
         };
         queue.post(new ExsEvent(ExsEvent.Type.SEND, socket, op.context, error == null ? ack.length() : 0, error));
+    }
+
+    /** The outstanding send advertised as {@code sequence}, or null; the oldest first, as acknowledgements come. */
+    private SendOp outstanding(int sequence) {
+        for (SendOp op : unacknowledged) {
+            if (op.sequence == sequence) {
+                return op;
+            }
+        }
+        return null;
     }
 
     private void rearmed(Rearm rearm) throws ExsProtocolException {
@@ -346,14 +358,15 @@ final class ExsConnection {
                 }
                 op.stag = window.stagWithKey(key);
                 post(sendRequest.wrId(UNSIGNALED).signaled(false).noSge().bind(window, op.memory.region, op.offset,
-                        op.length, 0, EnumSet.of(Access.REMOTE_READ), key));
+                        op.length, 0, PEER_READS, key));
                 int flags = op.persistent ? ExsMessage.PERSISTENT | (op.notify ? ExsMessage.NOTIFY : 0) : 0;
                 new Advertisement(flags, sequence, op.length, op.stag, 0, op.placement).encode(headers.memory(), at);
                 sendRequest.wrId(ADVERTISE | header).opcode(WorkOpcode.SEND).signaled(true).noSge()
                         .sge(0, headers, at, ExsMessage.ADVERTISEMENT_LENGTH);
             }
             sendCredits--;
-            unacknowledged.put(sequence, op);
+            op.sequence = sequence;
+            unacknowledged.add(op);
             post(sendRequest);
         }
     }
@@ -662,7 +675,7 @@ final class ExsConnection {
         }
         windows = new MemoryWindow[0];
         freeWindows.clear();
-        for (SendOp op : unacknowledged.values()) {
+        for (SendOp op : unacknowledged) {
             ExsException error = op.persistent && graceful ? null : cancelled;
             op.done.run();
             queue.post(new ExsEvent(ExsEvent.Type.SEND, socket, op.context, 0, error));
@@ -739,6 +752,8 @@ final class ExsConnection {
         Runnable done = () -> { };
         int window = -1;
         int stag;
+        /** Its advertisement's sequence number, once advertised. */
+        int sequence;
 
         SendOp(ExsMemory memory, long offset, int length, long placement, Set<ExsFlag> flags, Object context) {
             this.memory = memory;
