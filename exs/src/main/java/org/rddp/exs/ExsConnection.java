@@ -303,6 +303,10 @@ final class ExsConnection {
 
     /** The outstanding send advertised as {@code sequence}, or null; the oldest first, as acknowledgements come. */
     private SendOp outstanding(int sequence) {
+        SendOp oldest = unacknowledged.peekFirst();
+        if (oldest != null && oldest.sequence == sequence) {
+            return oldest; // the usual case, with no iterator
+        }
         for (SendOp op : unacknowledged) {
             if (op.sequence == sequence) {
                 return op;

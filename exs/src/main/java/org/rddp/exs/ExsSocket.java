@@ -666,12 +666,23 @@ public final class ExsSocket {
 
     // ---- helpers ----
 
+    /** As below, for the one state a send or a receive needs: no array per call. */
+    private void requireState(String what, State allowed) {
+        if (state != allowed) {
+            refuse(what);
+        }
+    }
+
     private void requireState(String what, State... allowed) {
         for (State candidate : allowed) {
             if (state == candidate) {
                 return;
             }
         }
+        refuse(what);
+    }
+
+    private void refuse(String what) {
         String why = failure != null ? " (" + failure.getMessage() + ")" : "";
         throw new IllegalStateException("cannot " + what + ": " + this + " is " + state.name().toLowerCase() + why);
     }
