@@ -23,8 +23,8 @@ public enum Counter {
     SCTP_BAD_CHECKSUMS("SCTP packets with a bad checksum"),
     /**
      * Exceptions thrown by the application's callbacks on a loop thread (a queue pair's event handler, a listener's
-     * request handler): each is counted and handed to that thread's uncaught-exception handler, and the connection
-     * carries on as if the callback had returned (a request left unanswered is refused).
+     * request handler, an SCTP chunk tap): each is counted and handed to that thread's uncaught-exception handler,
+     * and the connection carries on as if the callback had returned (a request left unanswered is refused).
      */
     CALLBACK_FAILURES("exceptions thrown by callbacks");
 
