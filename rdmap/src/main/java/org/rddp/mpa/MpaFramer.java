@@ -83,6 +83,18 @@ public final class MpaFramer {
         return wireLength;
     }
 
+    /**
+     * Forgets an FPDU whose framing failed part way (its payload's memory failed under the copy): the stream position,
+     * which places the Markers, goes back to {@code to}, what {@link #position()} was before it. The caller drops the
+     * octets written.
+     */
+    public void rewind(long to) {
+        if (to > position) {
+            throw new IllegalArgumentException("cannot rewind forward, from " + position + " to " + to);
+        }
+        position = to;
+    }
+
     /** The memory of {@code destination} from index 0, kept while a sending stream frames into the same buffer. */
     private MemorySegment memoryOf(ByteBuffer destination) {
         if (destination != viewed) {

@@ -224,6 +224,11 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
     }
 
     private void peerClosed() throws IOException {
+        if (!receiveFailed && !deframer.idle()) {
+            // part of an FPDU, and no more will come: the peer did not end the stream in order, whatever its FIN says
+            lost("the peer closed the TCP connection in the middle of an FPDU");
+            return;
+        }
         if (!closing) {
             // the peer's FIN: its side is done (RFC 5044 §7.2); close ours after what is pending
             closing = true;
@@ -253,6 +258,7 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
     }
 
     @Override
+    @SuppressWarnings("checkstyle:IllegalCatch") // whatever the copy from the payload's memory throws is rethrown
     public int send(MemorySegment header, long headerOffset, int headerLength, MemorySegment payload,
             long payloadOffset, int payloadLength) {
         if (down || closing) {
@@ -273,7 +279,17 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
             return room;
         }
         if (markersOut || payloadLength <= STAGED_PAYLOAD) {
-            framer.frame(header, headerOffset, headerLength, payload, payloadOffset, payloadLength, pending);
+            int whole = pending.position();
+            long markerPosition = framer.position();
+            try {
+                framer.frame(header, headerOffset, headerLength, payload, payloadOffset, payloadLength, pending);
+            } catch (RuntimeException e) {
+                // the payload's memory failed under the copy (its arena closed): no part of this FPDU goes out, so
+                // what the engine sends next (its Terminate) follows whole FPDUs
+                pending.position(whole);
+                framer.rewind(markerPosition);
+                throw e;
+            }
             return SENT; // held until flush (the Markers follow the stream's octets anyway)
         }
         ByteBuffer body = payload.asSlice(payloadOffset, payloadLength).asByteBuffer();

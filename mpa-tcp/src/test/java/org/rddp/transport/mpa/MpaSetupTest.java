@@ -10,6 +10,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.net.SocketAddress;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -609,6 +610,36 @@ class MpaSetupTest {
             assertThat(Wire.u32(segment, DdpSegment.MSN_OFFSET)).isEqualTo(1);
             assertThat(new String(answer, DdpSegment.UNTAGGED_HEADER_LENGTH, 6, StandardCharsets.US_ASCII))
                     .isEqualTo("to siw");
+        }
+    }
+
+    @Test
+    void aFinInTheMiddleOfAnFpduIsALostConnectionNotAnOrderlyClose() throws Exception {
+        Listener listener = listen(manager(MpaOptions.defaults()));
+        MemoryRegion sink = responder.region(64);
+        responder.postReceive(sink, 0, 64, 11);
+        responder.postReceive(sink, 0, 64, 12);
+        try (RawMpaPeer peer = raw(listener.address())) {
+            peer.send(RawMpaPeer.frame(REQUEST_KEY, S, 2, 4,
+                    RawMpaPeer.enhanced(EnhancedConnectionData.clientServer(2, 2).encode(), new byte[0])));
+            CompletableFuture<Connection> accepted = request().accept(responder.qp,
+                    new AcceptOptions(PrivateData.EMPTY, 2, 2));
+            peer.readFrame();
+            accepted.get(WAIT_SECONDS, TimeUnit.SECONDS);
+            peer.sendFpdu(send(1, "whole".getBytes(StandardCharsets.US_ASCII)), true);
+            assertThat(responder.next().status()).isEqualTo(WcStatus.SUCCESS);
+            MpaFramer framer = new MpaFramer(false, true);
+            byte[] next = send(2, "cut short".getBytes(StandardCharsets.US_ASCII));
+            ByteBuffer fpdu = ByteBuffer.allocate(framer.wireLength(next.length));
+            framer.frame(ByteBuffer.wrap(next), fpdu);
+            peer.send(java.util.Arrays.copyOf(fpdu.array(), fpdu.capacity() / 2)); // half an FPDU, then the FIN
+            peer.shutdownOutput();
+            Event ended = responder.awaitAny(QpEvent.CONNECTION_LOST, QpEvent.DISCONNECTED);
+            assertThat(ended.event()).isEqualTo(QpEvent.CONNECTION_LOST);
+            assertThat(ended.detail()).contains("in the middle of an FPDU");
+            WorkCompletion flushed = responder.next();
+            assertThat(flushed.wrId()).isEqualTo(12);
+            assertThat(flushed.status()).isEqualTo(WcStatus.WR_FLUSH_ERR);
         }
     }
 
