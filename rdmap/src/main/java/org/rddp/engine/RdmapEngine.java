@@ -52,7 +52,7 @@ public final class RdmapEngine implements LlpSink {
         termination.engine = this;
         drainTask = () -> {
             drainScheduled.set(false);
-            transmitter.drain();
+            drain();
         };
     }
 
@@ -82,7 +82,7 @@ public final class RdmapEngine implements LlpSink {
             if (s.state == QpState.RTS) {
                 termination.setState(QpState.CLOSING);
                 s.closeRequested = true;
-                transmitter.drain();
+                drain();
             }
         });
     }
@@ -98,11 +98,46 @@ public final class RdmapEngine implements LlpSink {
         });
     }
 
+    @SuppressWarnings("checkstyle:IllegalCatch") // see failed()
     private void startOnLoop() {
         if (s.state == QpState.IDLE) {
-            transmitter.begin();
+            try {
+                transmitter.begin();
+            } catch (RuntimeException e) {
+                failed(e, sending());
+            }
             s.llp.start(this); // RTS first: no segment can reach an engine that is not ready
         }
+    }
+
+    @SuppressWarnings("checkstyle:IllegalCatch") // see failed()
+    private void drain() {
+        try {
+            transmitter.drain();
+        } catch (RuntimeException e) {
+            failed(e, sending());
+        }
+    }
+
+    /** The send of this side's being transmitted, unless Read Responses (which go first) are. */
+    private SendWork sending() {
+        return s.irrqCount > 0 ? null : s.current;
+    }
+
+    /**
+     * The engine failed under one of its steps: memory it reached was gone (the arena behind a registered region
+     * closed, or confined to another thread) or a bug. The stream ends as on a local catastrophic error (RFC 5040
+     * §7.1): the work being sent ({@code culprit}, if it is to blame) completes with LOC_PROT_ERR, everything else is
+     * flushed, the Terminate goes out, and the event names the exception, which also goes to the thread's
+     * uncaught-exception handler (a bug's stack trace is printed). Without this the step's exception would stop at
+     * the loop and the connection would stall.
+     */
+    private void failed(RuntimeException e, SendWork culprit) {
+        if (s.terminate == null && s.state != QpState.ERROR) {
+            termination.localError(culprit, WcStatus.LOC_PROT_ERR, "a local catastrophic error: " + e);
+        }
+        Thread thread = Thread.currentThread();
+        thread.getUncaughtExceptionHandler().uncaughtException(thread, e);
     }
 
     @Override
@@ -111,13 +146,23 @@ public final class RdmapEngine implements LlpSink {
     }
 
     @Override
+    @SuppressWarnings("checkstyle:IllegalCatch") // see failed()
     public void onSegment(MemorySegment buffer, long offset, int length, boolean payloadPlaced) {
-        receiver.onSegment(buffer, offset, length, payloadPlaced);
+        try {
+            receiver.onSegment(buffer, offset, length, payloadPlaced);
+        } catch (RuntimeException e) {
+            failed(e, null); // placing, or answering a Read: no send of this side's is to blame
+        }
     }
 
     @Override
+    @SuppressWarnings("checkstyle:IllegalCatch") // see failed()
     public void onWritable() {
-        transmitter.onWritable();
+        try {
+            transmitter.onWritable();
+        } catch (RuntimeException e) {
+            failed(e, sending());
+        }
     }
 
     @Override

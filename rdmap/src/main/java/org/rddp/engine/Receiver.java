@@ -331,7 +331,7 @@ final class Receiver {
             return true;
         } catch (IllegalStateException | IndexOutOfBoundsException e) {
             // the region's memory went away under us (its arena was closed): never touch it again
-            termination.protocolError(RdmapError.LOCAL_CATASTROPHIC, false, null, "region s.memory unavailable: "
+            termination.protocolError(RdmapError.LOCAL_CATASTROPHIC, false, null, "the region's memory is gone: "
                     + e.getMessage());
             return false;
         }

@@ -190,6 +190,56 @@ public abstract class ScenarioSuite {
     }
 
     @Test
+    void aRegionWhoseMemoryWasFreedEndsTheConnectionWithALocalCatastrophicTerminate() throws Exception {
+        try (Peers peers = new Peers(transport, 8)) {
+            java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofShared();
+            MemoryRegion target = peers.responder.pd.register(arena.allocate(4096),
+                    java.util.EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
+            MemoryRegion sink = peers.responder.region(64, Access.LOCAL_WRITE);
+            peers.responder.postReceive(sink, 0, 64, 11);
+            peers.connect(1, 1);
+            arena.close(); // the application frees the memory behind a region it did not deregister
+            MemoryRegion source = peers.initiator.region(64);
+            request.opcode(WorkOpcode.RDMA_WRITE).wrId(10).remote(target.rkey(), 0).sge(0, source, 0, 64);
+            peers.initiator.post(request);
+            Side.Event sent = peers.responder.await(QpEvent.TERMINATE_SENT);
+            assertThat(sent.terminate().cause()).contains(RdmapError.LOCAL_CATASTROPHIC);
+            assertThat(sent.detail()).contains("the region's memory is gone", "closed");
+            assertThat(peers.initiator.await(QpEvent.TERMINATE_RECEIVED).terminate().cause())
+                    .contains(RdmapError.LOCAL_CATASTROPHIC);
+            expect(peers.responder.next(), 11, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0);
+        }
+    }
+
+    @Test
+    void aSendFromMemoryThatWasFreedFailsWithALocalCatastrophicTerminate() throws Exception {
+        try (Peers peers = new Peers(transport, 8)) {
+            MemoryRegion sink = peers.responder.region(64, Access.LOCAL_WRITE);
+            peers.responder.postReceive(sink, 0, 64, 21);
+            peers.responder.postReceive(sink, 0, 64, 22);
+            peers.connect(1, 1);
+            MemoryRegion first = peers.initiator.region(64);
+            request.opcode(WorkOpcode.SEND).wrId(20).sge(0, first, 0, 64);
+            peers.initiator.post(request);
+            expect(peers.initiator.next(), 20, WcStatus.SUCCESS, WcOpcode.SEND, 64);
+            expect(peers.responder.next(), 21, WcStatus.SUCCESS, WcOpcode.RECV, 64);
+            java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofShared();
+            MemoryRegion freed = peers.initiator.pd.register(arena.allocate(64), java.util.EnumSet.noneOf(
+                    Access.class));
+            arena.close();
+            request.wrId(23).sge(0, freed, 0, 64);
+            peers.initiator.post(request);
+            expect(peers.initiator.next(), 23, WcStatus.LOC_PROT_ERR, WcOpcode.SEND, 0);
+            Side.Event sent = peers.initiator.await(QpEvent.TERMINATE_SENT);
+            assertThat(sent.terminate().cause()).contains(RdmapError.LOCAL_CATASTROPHIC);
+            assertThat(sent.detail()).contains("IllegalStateException");
+            assertThat(peers.responder.await(QpEvent.TERMINATE_RECEIVED).terminate().cause())
+                    .contains(RdmapError.LOCAL_CATASTROPHIC);
+            expect(peers.responder.next(), 22, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0);
+        }
+    }
+
+    @Test
     void aListenerWhoseHandlerThrowsRefusesThatRequestAndServesTheNext() throws Exception {
         SocketAddress address = transport.nextAddress();
         Side responder = new Side("responder", 64);
