@@ -293,8 +293,9 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
             return SENT; // held until flush (the Markers follow the stream's octets anyway)
         }
         ByteBuffer body = payload.asSlice(payloadOffset, payloadLength).asByteBuffer();
-        framer.frameAround(header, headerOffset, headerLength, body, head, tail);
-        return writeBehindHeld(head, body, tail);
+        long before = framer.position();
+        framer.frameAround(header, headerOffset, headerLength, body, head, tail); // its CRC reads the payload
+        return writeBehindHeld(head, body, tail, before);
     }
 
     /** Makes room for {@code wire} more octets in the pending buffer, writing what it holds if it must. */
@@ -326,7 +327,8 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
      * stays in (or is copied to) the pending buffer, so the caller may reuse its memory once this returns, and the
      * stream waits for room.
      */
-    private int writeBehindHeld(ByteBuffer first, ByteBuffer second, ByteBuffer third) {
+    @SuppressWarnings("checkstyle:IllegalCatch") // rethrown, once the stream is as it was
+    private int writeBehindHeld(ByteBuffer first, ByteBuffer second, ByteBuffer third, long framedFrom) {
         pending.flip();
         gather[0] = pending;
         gather[1] = first;
@@ -339,6 +341,12 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
             pending.clear();
             lost("TCP connection failed: " + e.getMessage());
             return CLOSED;
+        } catch (RuntimeException e) {
+            // a part's memory failed (its arena closed): the channel takes every part's memory before it writes any,
+            // so nothing went out; the held FPDUs stay held, and the framer forgets this one
+            pending.position(pending.limit()).limit(pending.capacity());
+            framer.rewind(framedFrom);
+            throw e;
         } finally {
             gather[2] = null; // a view of registered memory: not kept past the call
         }

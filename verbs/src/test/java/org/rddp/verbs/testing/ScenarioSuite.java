@@ -211,12 +211,13 @@ public abstract class ScenarioSuite {
         }
     }
 
-    @Test
-    void aSendFromMemoryThatWasFreedFailsWithALocalCatastrophicTerminate() throws Exception {
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(ints = {64, 65_536}) // over MPA: framed whole, framed around
+    void aSendFromMemoryThatWasFreedFailsWithALocalCatastrophicTerminate(int size) throws Exception {
         try (Peers peers = new Peers(transport, 8)) {
-            MemoryRegion sink = peers.responder.region(64, Access.LOCAL_WRITE);
+            MemoryRegion sink = peers.responder.region(size, Access.LOCAL_WRITE);
             peers.responder.postReceive(sink, 0, 64, 21);
-            peers.responder.postReceive(sink, 0, 64, 22);
+            peers.responder.postReceive(sink, 0, size, 22);
             peers.connect(1, 1);
             MemoryRegion first = peers.initiator.region(64);
             request.opcode(WorkOpcode.SEND).wrId(20).sge(0, first, 0, 64);
@@ -224,10 +225,10 @@ public abstract class ScenarioSuite {
             expect(peers.initiator.next(), 20, WcStatus.SUCCESS, WcOpcode.SEND, 64);
             expect(peers.responder.next(), 21, WcStatus.SUCCESS, WcOpcode.RECV, 64);
             java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofShared();
-            MemoryRegion freed = peers.initiator.pd.register(arena.allocate(64), java.util.EnumSet.noneOf(
+            MemoryRegion freed = peers.initiator.pd.register(arena.allocate(size), java.util.EnumSet.noneOf(
                     Access.class));
             arena.close();
-            request.wrId(23).sge(0, freed, 0, 64);
+            request.wrId(23).sge(0, freed, 0, size);
             peers.initiator.post(request);
             expect(peers.initiator.next(), 23, WcStatus.LOC_PROT_ERR, WcOpcode.SEND, 0);
             Side.Event sent = peers.initiator.await(QpEvent.TERMINATE_SENT);
