@@ -69,10 +69,18 @@ public final class RdmapEngine implements LlpSink {
         s.loop.runNowOrLater(startTask);
     }
 
-    /** Work was posted: the loop will look at the send queue. Any thread; allocates nothing. */
+    /**
+     * Work was posted: the loop will look at the send queue. Any thread; allocates nothing. On a manual loop's own
+     * thread a stream that {@linkplain LlpStream#gathers gathers} its writes is drained at the next duty cycle, so
+     * the posts made until then leave in one write; otherwise the post is sent at once.
+     */
     public void wakeup() {
         if (drainScheduled.compareAndSet(false, true)) {
-            s.loop.runNowOrLater(drainTask);
+            if (s.llp.gathers()) {
+                s.loop.execute(drainTask);
+            } else {
+                s.loop.runNowOrLater(drainTask);
+            }
         }
     }
 

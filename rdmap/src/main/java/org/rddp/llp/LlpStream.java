@@ -47,6 +47,17 @@ public interface LlpStream {
     }
 
     /**
+     * Whether {@link #flush} writes what the stream held back in one system call, so that segments sent together
+     * cost one write (MPA's FPDUs into one {@code writev}). The engine then takes the posts an application thread
+     * makes to its own manual loop at the loop's next duty cycle, all together, instead of one by one as they come:
+     * the posts of one turn of the application leave in one write. A stream that hands each segment to its stack as
+     * it is sent (SCTP: one message per call) gains nothing from that, and its posts run at once.
+     */
+    default boolean gathers() {
+        return false;
+    }
+
+    /**
      * Closes gracefully: segments already sent, held back ones included, are delivered, then the peer sees the
      * close. The sink gets {@link LlpSink#onClosed} when the stream is down in both directions. Owner thread.
      */

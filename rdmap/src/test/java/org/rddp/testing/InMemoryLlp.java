@@ -18,7 +18,8 @@ import org.rddp.loop.Loop;
  * One end of an in-memory LLP stream pair, for tests of everything above the LLP: two ends in one JVM, each
  * with its own owner thread, segments copied through bounded rings (so a slow receiver back-pressures the
  * sender), allocation-free in steady state. Like an LLP that batches its writes, an end holds what it sends
- * until {@link #flush()} (or {@link #close()}), so every test over it also checks that the engine flushes.
+ * until {@link #flush()} (or {@link #close()}), so every test over it also checks that the engine flushes; it says
+ * it {@linkplain #gathers gathers}, as MPA does, unless told to {@linkplain #sendEachAtOnce send each at once}.
  * Injectable faults:
  * <ul>
  * <li>{@link #dropConnection()}: the connection is lost under both ends;</li>
@@ -70,6 +71,8 @@ public final class InMemoryLlp implements LlpStream {
     private boolean reported;
     private String lostReason;
     private long segmentsSent;
+    private long writes;
+    private volatile boolean gathers = true;
 
     private InMemoryLlp(Loop loop, LlpParameters parameters, int mulpdu, int capacity) {
         this.loop = loop;
@@ -157,9 +160,23 @@ public final class InMemoryLlp implements LlpStream {
 
     @Override
     public void flush() {
+        if (!held.isEmpty()) {
+            writes++;
+        }
         for (Slot slot = held.poll(); slot != null; slot = held.poll()) {
             peer.receive(slot);
         }
+    }
+
+    /** As MPA's stream, unless a test said otherwise ({@link #sendEachAtOnce}). */
+    @Override
+    public boolean gathers() {
+        return gathers;
+    }
+
+    /** This end says it does not {@linkplain #gathers gather}, as an SCTP session: posts to it run at once. */
+    public void sendEachAtOnce() {
+        gathers = false;
     }
 
     private void receive(Slot slot) {
@@ -328,5 +345,10 @@ public final class InMemoryLlp implements LlpStream {
     /** Segments this end sent, for tests; read on the owner thread or after it is quiet. */
     public long segmentsSent() {
         return segmentsSent;
+    }
+
+    /** Flushes that carried segments: the writes an LLP that gathers would make. Owner thread, as above. */
+    public long writes() {
+        return writes;
     }
 }

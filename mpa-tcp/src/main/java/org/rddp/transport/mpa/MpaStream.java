@@ -359,6 +359,12 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
         return SENT;
     }
 
+    /** FPDUs held until {@link #flush} leave in one {@code writev}. */
+    @Override
+    public boolean gathers() {
+        return true;
+    }
+
     /** Writes the held FPDUs (the engine stopped sending for now). Owner thread. */
     @Override
     public void flush() {
