@@ -293,19 +293,15 @@ public final class Loop implements Executor, AutoCloseable {
         int work = 0;
         depth++;
         try {
-            for (Runnable task = commands.poll(); task != null; task = commands.poll()) {
-                work++;
-                try {
-                    task.run();
-                } catch (RuntimeException e) {
-                    failure.compareAndSet(null, e);
-                }
-            }
+            work += runCommands(commands.size()); // what was queued when the cycle began
             try {
                 work += poller.poll();
             } catch (RuntimeException e) {
                 failure.compareAndSet(null, e);
             }
+            // what the I/O queued (usrsctp raises an association's readiness from inside the stack, where it cannot
+            // be read) runs in this cycle, not the next: its data reaches the engine before the cycle returns
+            work += runCommands(commands.size());
         } finally {
             depth--;
         }
@@ -313,6 +309,21 @@ public final class Loop implements Executor, AutoCloseable {
             finish();
         }
         return work;
+    }
+
+    /** Runs up to {@code most} queued commands (a command that queues another does not keep the cycle going). */
+    @SuppressWarnings("checkstyle:IllegalCatch") // as in cycle()
+    private int runCommands(int most) {
+        int ran = 0;
+        for (Runnable task; ran < most && (task = commands.poll()) != null;) {
+            ran++;
+            try {
+                task.run();
+            } catch (RuntimeException e) {
+                failure.compareAndSet(null, e);
+            }
+        }
+        return ran;
     }
 
     /** Blocks in the poller unless a command waits; a command queued meanwhile wakes it (it sees the flag). */
