@@ -8,6 +8,7 @@ import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.rddp.loop.Poller;
@@ -25,6 +26,20 @@ public final class EpollPoller implements Poller {
         void ready(int events);
     }
 
+    /** A descriptor the loop reads itself every duty cycle ({@link #registerDirect}); on the loop thread. */
+    public interface DirectRead {
+        /**
+         * Reads without blocking, if anything is there.
+         *
+         * @return the work done: 0 when nothing was read
+         */
+        int read();
+    }
+
+    /** A direct reader and its registration. */
+    private record Direct(int id, DirectRead read) {
+    }
+
     private static final int MAX_EVENTS = 64;
     private static final int WAKE_ID = 0;
 
@@ -40,6 +55,10 @@ public final class EpollPoller implements Poller {
     private final MemorySegment wakeState = Posix.captureState(arena);
     private final AtomicReferenceArray<Handler> handlers = new AtomicReferenceArray<>(1 << 16);
     private final List<Runnable> onClose = new ArrayList<>();
+    /** The descriptors read directly every cycle; copied on write. */
+    private volatile Direct[] direct = {};
+    /** Registrations only epoll watches; while there are none, a cycle with direct readers does not ask it. */
+    private volatile int watched;
     /** Events an {@link #await} saw, for the next {@link #poll} to run (edge-triggered ones are not reported again). */
     private int awaited;
     private volatile boolean signalled;
@@ -71,6 +90,26 @@ public final class EpollPoller implements Poller {
      * registration, for {@link #deregister}. Any thread.
      */
     public synchronized int register(int fd, int interest, Handler handler) throws IOException {
+        int id = add(fd, interest, handler);
+        watched++;
+        return id;
+    }
+
+    /**
+     * Watches {@code fd} as {@link #register} does, for an idle loop's wait, and has every duty cycle {@code read}
+     * it directly: a busily polled loop whose descriptors are all read so spends no {@code epoll_wait} per cycle,
+     * and a packet is read by the first look after it came (a non-blocking read costs one system call; asking
+     * epoll, then reading, two). For a loop's own UDP or raw IP socket. Any thread.
+     */
+    public synchronized int registerDirect(int fd, int interest, Handler handler, DirectRead read) throws IOException {
+        int id = add(fd, interest, handler);
+        Direct[] now = Arrays.copyOf(direct, direct.length + 1);
+        now[now.length - 1] = new Direct(id, read);
+        direct = now;
+        return id;
+    }
+
+    private int add(int fd, int interest, Handler handler) throws IOException {
         int id = 1;
         while (id < handlers.length() && handlers.get(id) != null) {
             id++;
@@ -93,7 +132,16 @@ public final class EpollPoller implements Poller {
      * closed descriptor leaves it by itself); pass -1 when it is closed already. Any thread.
      */
     public synchronized void deregister(int id, int fd) {
+        if (handlers.get(id) == null) {
+            return; // deregistered already
+        }
         handlers.set(id, null);
+        Direct[] now = Arrays.stream(direct).filter(entry -> entry.id != id).toArray(Direct[]::new);
+        if (now.length == direct.length) {
+            watched--;
+        } else {
+            direct = now;
+        }
         if (fd >= 0 && !closed) {
             try (Arena local = Arena.ofConfined()) {
                 int ignored = (int) Posix.EPOLL_CTL.invokeExact(Posix.captureState(local), epoll, Posix.EPOLL_CTL_DEL,
@@ -135,10 +183,14 @@ public final class EpollPoller implements Poller {
     public int poll() {
         int ready = awaited;
         awaited = 0;
-        if (ready == 0) {
+        Direct[] reads = direct;
+        if (ready == 0 && (reads.length == 0 || watched > 0)) {
             ready = waitFor(0);
         }
         int work = 0;
+        for (Direct entry : reads) {
+            work += entry.read.read();
+        }
         for (int i = 0; i < ready; i++) {
             long offset = i * Posix.EPOLL_EVENT_SIZE;
             int id = (int) events.get(Posix.EPOLL_DATA, offset + 4);

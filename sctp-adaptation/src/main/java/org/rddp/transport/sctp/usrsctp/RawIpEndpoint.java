@@ -42,7 +42,8 @@ final class RawIpEndpoint extends Links.Endpoint {
         super(InetAddress.getByAddress(new byte[4]), false);
         this.fd = fd;
         this.poller = poller;
-        this.registration = poller.register(fd, Posix.EPOLLIN, events -> receive());
+        this.registration = poller.registerDirect(fd, Posix.EPOLLIN, events -> receive(PACKETS_PER_CYCLE),
+                () -> receive(1)); // as a UDP endpoint: looked at every cycle
         poller.onClose(this::close);
     }
 
@@ -93,17 +94,18 @@ final class RawIpEndpoint extends Links.Endpoint {
     }
 
     /** Reads what arrived and hands this loop's packets to usrsctp; on the loop thread. */
-    private void receive() {
-        for (int i = 0; i < PACKETS_PER_CYCLE && open; i++) {
+    private int receive(int most) {
+        int i = 0;
+        for (; i < most && open; i++) {
             long received;
             try {
                 received = (long) Posix.RECVFROM.invokeExact(receiveState, fd, packet, (long) LARGEST_PACKET, 0,
                         MemorySegment.NULL, MemorySegment.NULL);
             } catch (Throwable e) {
-                return;
+                return i;
             }
             if (received < 0) {
-                return; // EAGAIN: read out
+                return i; // EAGAIN: read out
             }
             int headerLength = (packet.get(JAVA_BYTE, 0) & 0x0F) * 4;
             if (headerLength < IP_HEADER || received < headerLength + 12
@@ -119,6 +121,7 @@ final class RawIpEndpoint extends Links.Endpoint {
                 continue; // too many peers: this one's packets are dropped
             }
         }
+        return i;
     }
 
     @Override

@@ -52,7 +52,8 @@ final class UdpEndpoint extends Links.Endpoint {
         this.loop = loop;
         this.poller = (EpollPoller) loop.poller();
         this.unused = unused;
-        this.registration = poller.register(fd, Posix.EPOLLIN, events -> receive());
+        this.registration = poller.registerDirect(fd, Posix.EPOLLIN, events -> receive(DATAGRAMS_PER_CYCLE),
+                () -> receive(1)); // a busy loop looks every cycle: what the datagram raised runs before the next
         poller.onClose(this::close);
     }
 
@@ -123,25 +124,32 @@ final class UdpEndpoint extends Links.Endpoint {
         return holders;
     }
 
-    /** Reads what arrived and hands it to usrsctp; on the loop thread, when epoll says the socket is readable. */
-    private void receive() {
-        for (int i = 0; i < DATAGRAMS_PER_CYCLE && open; i++) {
+    /**
+     * Reads up to {@code most} datagrams and hands them to usrsctp; on the loop thread, when epoll says the socket is
+     * readable, or to look.
+     *
+     * @return the datagrams read
+     */
+    private int receive(int most) {
+        int i = 0;
+        for (; i < most && open; i++) {
             fromLength.set(JAVA_INT, 0, (int) Posix.SOCKADDR_IN_SIZE);
             long received;
             try {
                 received = (long) Posix.RECVFROM.invokeExact(receiveState, fd, packet, (long) LARGEST_DATAGRAM, 0,
                         from, fromLength);
             } catch (Throwable e) {
-                return;
+                return i;
             }
             if (received < 0) {
-                return; // EAGAIN: read out; any other error (an ICMP report on the socket): UDP carries on
+                return i; // EAGAIN: read out; any other error (an ICMP report on the socket): UDP carries on
             }
             Links.Link link = linkOf(from);
             if (link != null) {
                 Links.input(link, packet, (int) received, destination);
             }
         }
+        return i;
     }
 
     /** The link of the datagram's sender, or null when there are too many peers (its packets are dropped). */
