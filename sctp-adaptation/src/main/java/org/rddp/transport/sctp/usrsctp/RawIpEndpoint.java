@@ -31,6 +31,8 @@ final class RawIpEndpoint extends Links.Endpoint {
     private final Arena arena = Arena.ofAuto();
     private final MemorySegment packet = arena.allocate(LARGEST_PACKET, 8);
     private final MemorySegment receiveState = Posix.captureState(arena);
+    /** The last {@link #look} found packets. Loop thread. */
+    private boolean flowing;
     private final MemorySegment sendState = Posix.captureState(arena);
     private final byte[] source = new byte[4];
     private final byte[] destination = new byte[4];
@@ -43,7 +45,7 @@ final class RawIpEndpoint extends Links.Endpoint {
         this.fd = fd;
         this.poller = poller;
         this.registration = poller.registerDirect(fd, Posix.EPOLLIN, events -> receive(PACKETS_PER_CYCLE),
-                () -> receive(1)); // as a UDP endpoint: looked at every cycle
+                this::look);
         poller.onClose(this::close);
     }
 
@@ -93,7 +95,14 @@ final class RawIpEndpoint extends Links.Endpoint {
         return owned.get(port) > 0;
     }
 
-    /** Reads what arrived and hands this loop's packets to usrsctp; on the loop thread. */
+    /** A busy loop's look, every cycle: one packet after a look that found none, else a cycle's worth (as UDP's). */
+    private int look() {
+        int read = receive(flowing ? PACKETS_PER_CYCLE : 1);
+        flowing = read > 0;
+        return read;
+    }
+
+    /** Reads up to {@code most} packets and hands this loop's to usrsctp; on the loop thread. Returns those read. */
     private int receive(int most) {
         int i = 0;
         for (; i < most && open; i++) {

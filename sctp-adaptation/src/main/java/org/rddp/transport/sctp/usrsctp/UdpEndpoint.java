@@ -41,6 +41,8 @@ final class UdpEndpoint extends Links.Endpoint {
     /** The link of the last datagram's sender: a loop usually hears one peer per endpoint. */
     private Links.Link lastLink;
     private long lastFrom = -1;
+    /** The last {@link #look} found datagrams. Loop thread. */
+    private boolean flowing;
     private volatile boolean open = true;
 
     private UdpEndpoint(InetAddress local, int fd, int port, Loop loop,
@@ -53,7 +55,7 @@ final class UdpEndpoint extends Links.Endpoint {
         this.poller = (EpollPoller) loop.poller();
         this.unused = unused;
         this.registration = poller.registerDirect(fd, Posix.EPOLLIN, events -> receive(DATAGRAMS_PER_CYCLE),
-                () -> receive(1)); // a busy loop looks every cycle: what the datagram raised runs before the next
+                this::look);
         poller.onClose(this::close);
     }
 
@@ -122,6 +124,18 @@ final class UdpEndpoint extends Links.Endpoint {
     /** Sockets holding it now. */
     synchronized int holders() {
         return holders;
+    }
+
+    /**
+     * A busy loop's look at the socket, every cycle. After a look that found nothing it reads one datagram, so that
+     * what that datagram raised (a message, which usrsctp reports from inside the stack) runs in this cycle, not
+     * after one more read that finds nothing: a ping-pong's every hop. After a look that found some, a flow is on and
+     * it reads as many as a cycle takes.
+     */
+    private int look() {
+        int read = receive(flowing ? DATAGRAMS_PER_CYCLE : 1);
+        flowing = read > 0;
+        return read;
     }
 
     /**
