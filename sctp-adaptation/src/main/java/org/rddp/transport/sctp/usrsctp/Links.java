@@ -79,12 +79,36 @@ final class Links {
 
     /** A local socket that carries SCTP packets for one loop: a UDP socket, or a raw IP socket. */
     abstract static class Endpoint implements AutoCloseable {
+        /** The most packets a cycle reads from an endpoint's socket. */
+        static final int PACKETS_PER_CYCLE = 64;
+
         final InetAddress local;
         final boolean udp;
+        /** The last {@link #look} found packets. Loop thread. */
+        private boolean flowing;
 
         Endpoint(InetAddress local, boolean udp) {
             this.local = local;
             this.udp = udp;
+        }
+
+        /**
+         * Reads up to {@code most} packets from the socket and hands them to usrsctp, without blocking. Loop thread.
+         *
+         * @return the packets read
+         */
+        abstract int receive(int most);
+
+        /**
+         * A busy loop's look at the socket, every cycle. After a look that found nothing it reads one packet, so that
+         * what that packet raised (a message, which usrsctp reports from inside the stack) runs in this cycle, not
+         * after one more read that finds nothing: a ping-pong's every hop. After a look that found some, a flow is
+         * on, and it reads as many as a cycle takes. Loop thread.
+         */
+        final int look() {
+            int read = receive(flowing ? PACKETS_PER_CYCLE : 1);
+            flowing = read > 0;
+            return read;
         }
 
         /** Sends one SCTP packet (common header and chunks) to the link's peer. Any thread. */

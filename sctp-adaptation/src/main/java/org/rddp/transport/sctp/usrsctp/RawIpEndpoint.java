@@ -22,7 +22,6 @@ import org.rddp.transport.sctp.Posix;
 @SuppressWarnings("checkstyle:IllegalCatch") // invokeExact declares Throwable
 final class RawIpEndpoint extends Links.Endpoint {
     private static final int LARGEST_PACKET = 65535;
-    private static final int PACKETS_PER_CYCLE = 64;
     private static final int IP_HEADER = 20;
 
     private final int fd;
@@ -31,8 +30,6 @@ final class RawIpEndpoint extends Links.Endpoint {
     private final Arena arena = Arena.ofAuto();
     private final MemorySegment packet = arena.allocate(LARGEST_PACKET, 8);
     private final MemorySegment receiveState = Posix.captureState(arena);
-    /** The last {@link #look} found packets. Loop thread. */
-    private boolean flowing;
     private final MemorySegment sendState = Posix.captureState(arena);
     private final byte[] source = new byte[4];
     private final byte[] destination = new byte[4];
@@ -95,15 +92,9 @@ final class RawIpEndpoint extends Links.Endpoint {
         return owned.get(port) > 0;
     }
 
-    /** A busy loop's look, every cycle: one packet after a look that found none, else a cycle's worth (as UDP's). */
-    private int look() {
-        int read = receive(flowing ? PACKETS_PER_CYCLE : 1);
-        flowing = read > 0;
-        return read;
-    }
-
     /** Reads up to {@code most} packets and hands this loop's to usrsctp; on the loop thread. Returns those read. */
-    private int receive(int most) {
+    @Override
+    int receive(int most) {
         int i = 0;
         for (; i < most && open; i++) {
             long received;

@@ -21,7 +21,6 @@ import org.rddp.transport.sctp.Posix;
 final class UdpEndpoint extends Links.Endpoint {
     private static final int LARGEST_DATAGRAM = 65535;
     /** Datagrams read per readiness before the loop runs the rest of its cycle (the socket stays ready). */
-    private static final int DATAGRAMS_PER_CYCLE = 64;
 
     private final int fd;
     private final int port;
@@ -41,8 +40,6 @@ final class UdpEndpoint extends Links.Endpoint {
     /** The link of the last datagram's sender: a loop usually hears one peer per endpoint. */
     private Links.Link lastLink;
     private long lastFrom = -1;
-    /** The last {@link #look} found datagrams. Loop thread. */
-    private boolean flowing;
     private volatile boolean open = true;
 
     private UdpEndpoint(InetAddress local, int fd, int port, Loop loop,
@@ -54,7 +51,7 @@ final class UdpEndpoint extends Links.Endpoint {
         this.loop = loop;
         this.poller = (EpollPoller) loop.poller();
         this.unused = unused;
-        this.registration = poller.registerDirect(fd, Posix.EPOLLIN, events -> receive(DATAGRAMS_PER_CYCLE),
+        this.registration = poller.registerDirect(fd, Posix.EPOLLIN, events -> receive(PACKETS_PER_CYCLE),
                 this::look);
         poller.onClose(this::close);
     }
@@ -127,24 +124,13 @@ final class UdpEndpoint extends Links.Endpoint {
     }
 
     /**
-     * A busy loop's look at the socket, every cycle. After a look that found nothing it reads one datagram, so that
-     * what that datagram raised (a message, which usrsctp reports from inside the stack) runs in this cycle, not
-     * after one more read that finds nothing: a ping-pong's every hop. After a look that found some, a flow is on and
-     * it reads as many as a cycle takes.
-     */
-    private int look() {
-        int read = receive(flowing ? DATAGRAMS_PER_CYCLE : 1);
-        flowing = read > 0;
-        return read;
-    }
-
-    /**
      * Reads up to {@code most} datagrams and hands them to usrsctp; on the loop thread, when epoll says the socket is
      * readable, or to look.
      *
      * @return the datagrams read
      */
-    private int receive(int most) {
+    @Override
+    int receive(int most) {
         int i = 0;
         for (; i < most && open; i++) {
             fromLength.set(JAVA_INT, 0, (int) Posix.SOCKADDR_IN_SIZE);
