@@ -31,6 +31,8 @@ final class Baselines {
     /** The largest raw SCTP message sent: larger sizes go as several (usrsctp's default send buffer is 256 KiB). */
     static final int SCTP_MESSAGE = 64 << 10;
     private static final int RECEIVE_BUFFER = 1 << 20;
+    /** The octets a TCP baseline hands its socket per write, at most: iperf3's default block. */
+    static final int TCP_WRITE = 128 << 10;
     /** Polls of a socket before its thread parks until the socket's ready hook wakes it. */
     private static final int SPINS = Completions.SPINS;
     /** The longest sleep of a waiting baseline before it looks at its timeout again. */
@@ -48,19 +50,39 @@ final class Baselines {
     // -------------------------------------------------------------------------------------------------------------
     // TCP
 
-    /** TCP bandwidth, the sender's end: {@code iterations} writes of {@code size} octets, then the acknowledgement. */
-    static PerfResult.Bandwidth tcpSend(SocketChannel channel, int size, long iterations) throws IOException {
+    /**
+     * TCP bandwidth, the sender's end: {@code iterations} messages of {@code size} octets, then the acknowledgement.
+     * The sender gathers the messages into writes of about {@value #TCP_WRITE} octets (iperf3's default block), but
+     * never more messages in one than the {@code outstanding} RDDP's sender keeps posted: RDDP's stream hands its
+     * socket what was posted between two polls in one {@code writev}, so a socket written message by message would
+     * be measured on its system calls where RDDP is measured on its transport.
+     */
+    static PerfResult.Bandwidth tcpSend(SocketChannel channel, int size, long iterations, int outstanding)
+            throws IOException {
         ByteBuffer out = ByteBuffer.allocateDirect(size);
+        ByteBuffer[] window = new ByteBuffer[(int) Math.max(1, Math.min(tcpBatch(size, outstanding), iterations))];
+        for (int i = 0; i < window.length; i++) {
+            window[i] = out.duplicate(); // the same octets each time, as RDDP's sender posts one buffer again
+        }
         ByteBuffer ack = ByteBuffer.allocateDirect(1);
         long start = System.nanoTime();
-        for (long i = 0; i < iterations; i++) {
-            out.clear();
-            while (out.hasRemaining()) {
-                channel.write(out);
+        for (long sent = 0; sent < iterations;) {
+            int count = (int) Math.min(window.length, iterations - sent);
+            for (int i = 0; i < count; i++) {
+                window[i].clear();
             }
+            while (window[count - 1].hasRemaining()) {
+                channel.write(window, 0, count);
+            }
+            sent += count;
         }
         readFully(channel, ack, "the receiver's acknowledgement");
         return PerfResult.Bandwidth.of(size, iterations, System.nanoTime() - start, 0);
+    }
+
+    /** The messages of {@code size} octets a TCP baseline gathers into one write, {@code outstanding} at most. */
+    static int tcpBatch(int size, int outstanding) {
+        return Math.max(1, Math.min(outstanding, TCP_WRITE / size));
     }
 
     /** TCP bandwidth, the receiver's end: reads {@code total} octets, then acknowledges the last. */

@@ -84,7 +84,8 @@ final class CompareEnds {
         switch (task.series()) {
             case TCP_SOCKET -> {
                 try (SocketChannel channel = Baselines.noDelay(SocketChannel.open(server))) {
-                    return bandwidth ? Baselines.tcpSend(channel, task.size(), task.iterations())
+                    return bandwidth ? Baselines.tcpSend(channel, task.size(), task.iterations(),
+                            Test.WRITE_BW.defaultTxDepth())
                             : Baselines.tcpPing(channel, task.size(), (int) task.iterations(), TIMEOUT);
                 }
             }

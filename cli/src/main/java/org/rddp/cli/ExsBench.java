@@ -486,17 +486,20 @@ final class ExsBench {
 
     // ---- TCP ----
 
-    /** A TCP socket's throughput: writes of {@code size} octets for about the measured time, after a warm-up. */
-    static Bandwidth tcpBandwidth(int size, Duration warmUp, Duration measured) throws Exception {
+    /**
+     * A TCP socket's throughput: messages of {@code size} octets for about the measured time, after a warm-up, up to
+     * {@code depth} of them (EXS's messages in flight) per gathering write.
+     */
+    static Bandwidth tcpBandwidth(int size, int depth, Duration warmUp, Duration measured) throws Exception {
         try (ServerSocketChannel listening = ServerSocketChannel.open()
                 .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
                 SocketChannel client = Baselines.noDelay(SocketChannel.open(listening.getLocalAddress()));
                 SocketChannel server = listening.accept()) {
             long warmUpIterations = Math.max(16, (long) (warmUp.toNanos() / 1e9 * 1e9 / size));
-            double rate = warmUpIterations / Math.max(1e-3, run(client, server, size, warmUpIterations).seconds);
+            double rate = warmUpIterations / Math.max(1e-3, run(client, server, size, depth, warmUpIterations).seconds);
             long iterations = Math.max(16, (long) (rate * measured.toNanos() / 1e9));
             long cpu = processCpu();
-            TcpRun run = run(client, server, size, iterations);
+            TcpRun run = run(client, server, size, depth, iterations);
             double gb = (double) size * iterations / 1e9;
             return new Bandwidth("TCP", size, gb * 1e9 / run.seconds / (1 << 20), (processCpu() - cpu) / 1e9 / gb,
                     run.senderCpu / 1e9 / gb, run.receiverCpu / 1e9 / gb);
@@ -507,8 +510,8 @@ final class ExsBench {
     private record TcpRun(double seconds, long senderCpu, long receiverCpu) {
     }
 
-    /** Moves {@code iterations} writes of {@code size} octets, the sink on a thread of its own. */
-    private static TcpRun run(SocketChannel client, SocketChannel server, int size, long iterations)
+    /** Moves {@code iterations} messages of {@code size} octets, the sink on a thread of its own. */
+    private static TcpRun run(SocketChannel client, SocketChannel server, int size, int depth, long iterations)
             throws Exception {
         java.lang.management.ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         CompletableFuture<Long> sunk = CompletableFuture.supplyAsync(() -> {
@@ -522,7 +525,7 @@ final class ExsBench {
         }, runnable -> Thread.ofPlatform().name("tcp-sink").start(runnable));
         long cpu = threads.getCurrentThreadCpuTime();
         long start = System.nanoTime();
-        Baselines.tcpSend(client, size, iterations);
+        Baselines.tcpSend(client, size, iterations, depth);
         double seconds = (System.nanoTime() - start) / 1e9;
         long senderCpu = threads.getCurrentThreadCpuTime() - cpu;
         return new TcpRun(seconds, senderCpu, sunk.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS));

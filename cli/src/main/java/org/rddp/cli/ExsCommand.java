@@ -94,7 +94,7 @@ final class ExsCommand {
                         }
                     }
                 }
-                points.add(ExsBench.tcpBandwidth(size, time, time));
+                points.add(ExsBench.tcpBandwidth(size, depth, time, time));
             }
             print(points, String.format("%-28s %10s %12s %12s %12s %12s %12s", "series", "#bytes", "MB/sec",
                     "CPU s/GB", "sender", "receiver", "of the Read"), point -> row((ExsBench.Bandwidth) point,
