@@ -19,10 +19,17 @@ import org.rddp.verbs.WorkCompletion;
  */
 final class Completions {
     private static final long NAP = Duration.ofMillis(200).toNanos();
+    /**
+     * Whether a waiting thread may poll busily at all: only where another processor can meanwhile run what it waits
+     * for. On one processor (a container or a guest given one CPU) a spinning thread keeps its peer from running
+     * until the scheduler takes the CPU away (a 4 ms tick in an emulated guest: every round trip took that long), so
+     * there every wait sleeps at once, as the JDK's own spinning waits do.
+     */
+    static final boolean MAY_SPIN = Runtime.getRuntime().availableProcessors() > 1;
     /** How long a latency run polls busily before it sleeps; the raw baselines' latency runs poll as long. */
-    static final long SPIN = Duration.ofMillis(5).toNanos();
+    static final long SPIN = MAY_SPIN ? Duration.ofMillis(5).toNanos() : 0;
     /** Polls of a queue, or of a socket by a baseline, before the waiting thread sleeps. */
-    static final int SPINS = 2_000;
+    static final int SPINS = MAY_SPIN ? 2_000 : 0;
 
     private final CompletionQueue cq;
     private final Duration timeout;
@@ -100,7 +107,7 @@ final class Completions {
     }
 
     /**
-     * {@link #next(String, int)}, waiting up to {@code wait}: {@value #SPINS} polls first (each empty one runs the
+     * {@link #next(String, int)}, waiting up to {@code wait}: {@link #SPINS} polls first (each empty one runs the
      * loop this thread drives), as the raw baselines poll their sockets before they sleep, so that a stream of
      * packets is read as it comes rather than one wake-up at a time on either side.
      */

@@ -371,7 +371,7 @@ final class ExsBench {
     }
 
     /**
-     * The next event, which must be a success. It polls {@value Completions#SPINS} times before it waits, as the
+     * The next event, which must be a success. It polls {@link Completions#SPINS} times before it waits, as the
      * baselines poll their sockets before they sleep: under automatic progress the transports' loop threads need the
      * cores too.
      */

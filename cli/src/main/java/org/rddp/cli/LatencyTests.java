@@ -134,14 +134,14 @@ final class LatencyTests {
         QueuePair qp = s.qps.getFirst().qp;
         long deadline = System.nanoTime() + s.settings.timeout().toNanos();
         for (int round = 0; ; round++) {
-            boolean ended = round >= 2_000 && qp.state() != QpState.RTS;
+            boolean ended = round >= Completions.SPINS && qp.state() != QpState.RTS;
             if ((byte) PerfSession.BYTE.getVolatile(memory, offset) == value) {
                 return;
             }
             if (ended) {
                 s.completions.check(qp, "waiting for " + what + " " + number);
             }
-            if (round < 2_000) {
+            if (round < Completions.SPINS) {
                 s.driver.spin();
             } else {
                 s.driver.nap(20_000); // a manual loop blocks in its poller: the Write wakes it
