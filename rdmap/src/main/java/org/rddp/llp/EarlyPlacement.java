@@ -20,7 +20,10 @@ public final class EarlyPlacement {
     /**
      * If the {@code length} octets at {@code offset} are a well-formed tagged segment with payload and
      * {@code sink} accepts its placement, copies the payload there and returns true; the segment must then be
-     * handed over later with {@code payloadPlaced = true}. Otherwise returns false and places nothing.
+     * handed over later with {@code payloadPlaced = true}. Otherwise returns false and places nothing: also when the
+     * target's memory cannot be reached from here (its arena closed, or confined to another thread), so that the
+     * segment reaches the engine in its turn and fails there, as any placement into such memory does (a Terminate,
+     * an error to the user), rather than in the LLP, where nobody would answer for it.
      */
     public boolean place(LlpSink sink, MemorySegment buffer, long offset, int length) {
         if (!probe.wrap(buffer, offset, length).ok() || !probe.tagged()) {
@@ -31,8 +34,12 @@ public final class EarlyPlacement {
         if (payload == 0 || !sink.placeTagged(probe, payload, target)) {
             return false;
         }
-        MemorySegment.copy(buffer, offset + DdpSegment.TAGGED_HEADER_LENGTH, target.memory(), target.offset(),
-                payload);
+        try {
+            MemorySegment.copy(buffer, offset + DdpSegment.TAGGED_HEADER_LENGTH, target.memory(), target.offset(),
+                    payload); // checks the memory is reachable before it copies anything
+        } catch (IllegalStateException | WrongThreadException e) {
+            return false;
+        }
         return true;
     }
 }

@@ -2,6 +2,7 @@ package org.rddp.verbs.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import java.util.EnumSet;
@@ -307,6 +308,33 @@ class TerminateCausesTest {
             assertThat(peers.responder.next().status()).isEqualTo(WcStatus.SUCCESS);
             ScenarioSuite.assertSame(source, sink, size);
             ScenarioSuite.assertSame(readable, readSink, size);
+        }
+    }
+
+    /**
+     * Tagged payload that arrives ahead of its turn is placed by the LLP (RFC 5043 §10), outside the engine: when the
+     * region's memory is gone by then (its arena closed under a live registration), the early placement declines,
+     * and the segment, delivered in its turn, fails in the engine as any placement into such a region does — a
+     * Terminate and an error to both users, not an exception left at the loop and a connection that stalls.
+     */
+    @Test
+    void taggedPayloadPlacedEarlyIntoMemoryThatIsGoneIsALocalCatastrophe() throws Exception {
+        try (Peers peers = new Peers(transport, 64)) {
+            int size = 20_000;
+            Arena arena = Arena.ofShared();
+            MemoryRegion sink = peers.responder.pd.register(arena.allocate(size, 8),
+                    EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
+            peers.connect(1, 1);
+            transport.initiator().lastResponderEnd().reorderTagged(true);
+            arena.close();
+            MemoryRegion source = peers.initiator.region(size);
+            peers.initiator.post(new SendWorkRequest(1).opcode(WorkOpcode.RDMA_WRITE).wrId(1)
+                    .remote(sink.rkey(), 0).sge(0, source, 0, size));
+            assertThat(peers.responder.await(QpEvent.TERMINATE_SENT).terminate())
+                    .isEqualTo(TerminateHeader.of(RdmapError.LOCAL_CATASTROPHIC));
+            assertThat(peers.initiator.await(QpEvent.TERMINATE_RECEIVED).terminate().cause())
+                    .contains(RdmapError.LOCAL_CATASTROPHIC);
+            assertThat(transport.initiator().lastResponderEnd().loop().failure()).isNull();
         }
     }
 
