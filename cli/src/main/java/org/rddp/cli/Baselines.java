@@ -31,8 +31,8 @@ final class Baselines {
     /** The largest raw SCTP message sent: larger sizes go as several (usrsctp's default send buffer is 256 KiB). */
     static final int SCTP_MESSAGE = 64 << 10;
     private static final int RECEIVE_BUFFER = 1 << 20;
-    /** The octets a TCP baseline hands its socket per write, at most: iperf3's default block. */
-    static final int TCP_WRITE = 128 << 10;
+    /** The octets a baseline's sender hands its socket together, at most: iperf3's default block. */
+    static final int BURST = 128 << 10;
     /** Polls of a socket before its thread parks until the socket's ready hook wakes it. */
     private static final int SPINS = Completions.SPINS;
     /** The longest sleep of a waiting baseline before it looks at its timeout again. */
@@ -52,7 +52,7 @@ final class Baselines {
 
     /**
      * TCP bandwidth, the sender's end: {@code iterations} messages of {@code size} octets, then the acknowledgement.
-     * The sender gathers the messages into writes of about {@value #TCP_WRITE} octets (iperf3's default block), but
+     * The sender gathers the messages into writes of about {@value #BURST} octets (iperf3's default block), but
      * never more messages in one than the {@code outstanding} RDDP's sender keeps posted: RDDP's stream hands its
      * socket what was posted between two polls in one {@code writev}, so a socket written message by message would
      * be measured on its system calls where RDDP is measured on its transport.
@@ -60,7 +60,7 @@ final class Baselines {
     static PerfResult.Bandwidth tcpSend(SocketChannel channel, int size, long iterations, int outstanding)
             throws IOException {
         ByteBuffer out = ByteBuffer.allocateDirect(size);
-        ByteBuffer[] window = new ByteBuffer[(int) Math.max(1, Math.min(tcpBatch(size, outstanding), iterations))];
+        ByteBuffer[] window = new ByteBuffer[(int) Math.max(1, Math.min(burst(size, outstanding), iterations))];
         for (int i = 0; i < window.length; i++) {
             window[i] = out.duplicate(); // the same octets each time, as RDDP's sender posts one buffer again
         }
@@ -80,9 +80,12 @@ final class Baselines {
         return PerfResult.Bandwidth.of(size, iterations, System.nanoTime() - start, 0);
     }
 
-    /** The messages of {@code size} octets a TCP baseline gathers into one write, {@code outstanding} at most. */
-    static int tcpBatch(int size, int outstanding) {
-        return Math.max(1, Math.min(outstanding, TCP_WRITE / size));
+    /**
+     * The messages of {@code size} octets a baseline's sender hands its socket together (TCP: in one write; SCTP: as
+     * one burst the stack may bundle), {@code outstanding} at most.
+     */
+    static int burst(int size, int outstanding) {
+        return Math.max(1, Math.min(outstanding, BURST / size));
     }
 
     /** TCP bandwidth, the receiver's end: reads {@code total} octets, then acknowledges the last. */
@@ -227,16 +230,18 @@ final class Baselines {
     /**
      * Raw SCTP bandwidth, the sender's end: unordered messages of at most the size, or of the largest message that
      * leaves in one packet (as RDDP's segments do: a larger one would be fragmented, and then RDDP, which cuts its
-     * segments to fit, would be measured against a socket made to fragment), then the acknowledgement.
+     * segments to fit, would be measured against a socket made to fragment), then the acknowledgement. The messages
+     * go in bursts of up to {@value #BURST} octets, never more than the {@code outstanding} RDDP's sender keeps
+     * posted, the stack bundling each burst's messages as it does RDDP's ({@link SctpSocket#bundle}).
      */
     static PerfResult.Bandwidth sctpSend(SctpSocket socket, Driver driver, int size, long iterations,
-            Duration timeout) throws IOException {
+            int outstanding, Duration timeout) throws IOException {
         Waiter waiter = new Waiter(socket, driver, timeout, 0);
         MemorySegment out = Arena.ofAuto().allocate(Math.min(size, Math.min(socket.maxMessage(), SCTP_MESSAGE)));
         MemorySegment in = Arena.ofAuto().allocate(RECEIVE_BUFFER);
         SctpSocket.ReceivedMessage info = new SctpSocket.ReceivedMessage();
         long start = System.nanoTime();
-        send(socket, out, size * iterations, waiter);
+        send(socket, out, size * iterations, waiter, burst((int) out.byteSize(), outstanding));
         receive(socket, in, info, 1, waiter, "the receiver's acknowledgement");
         return PerfResult.Bandwidth.of(size, iterations, System.nanoTime() - start, 0);
     }
@@ -247,7 +252,7 @@ final class Baselines {
         MemorySegment in = Arena.ofAuto().allocate(RECEIVE_BUFFER);
         SctpSocket.ReceivedMessage info = new SctpSocket.ReceivedMessage();
         receive(socket, in, info, total, waiter, total + " octets");
-        send(socket, Arena.ofAuto().allocate(1), 1, waiter);
+        send(socket, Arena.ofAuto().allocate(1), 1, waiter, 1);
         awaitPeerClose(socket, in, info, waiter);
     }
 
@@ -261,7 +266,7 @@ final class Baselines {
         long[] rtt = new long[iterations];
         for (int i = 0; i < iterations; i++) {
             long start = System.nanoTime();
-            send(socket, out, size, waiter);
+            send(socket, out, size, waiter, 1);
             receive(socket, in, info, size, waiter, "the echo of message " + i);
             rtt[i] = System.nanoTime() - start;
         }
@@ -277,7 +282,7 @@ final class Baselines {
         SctpSocket.ReceivedMessage info = new SctpSocket.ReceivedMessage();
         for (int i = 0; i < iterations; i++) {
             receive(socket, in, info, size, waiter, "message " + i);
-            send(socket, out, size, waiter);
+            send(socket, out, size, waiter, 1);
         }
         awaitPeerClose(socket, in, info, waiter);
     }
@@ -300,13 +305,25 @@ final class Baselines {
         }
     }
 
-    /** Sends {@code total} octets as messages of at most the size of {@code out}. */
-    private static void send(SctpSocket socket, MemorySegment out, long total, Waiter waiter) throws IOException {
+    /**
+     * Sends {@code total} octets as messages of at most the size of {@code out}, in bursts of {@code burst} messages:
+     * the stack bundles a burst's messages but its last, which takes them out with it.
+     */
+    private static void send(SctpSocket socket, MemorySegment out, long total, Waiter waiter, int burst)
+            throws IOException {
         int round = 0;
+        boolean bundling = false;
+        long messages = 0;
         for (long sent = 0; sent < total;) {
             int length = (int) Math.min(out.byteSize(), total - sent);
+            boolean bundle = burst > 1 && sent + length < total && (messages + 1) % burst != 0;
+            if (bundling != bundle) {
+                socket.bundle(bundle);
+                bundling = bundle;
+            }
             if (socket.send(out, 0, length, 1, DdpSctp.PPID_DDP_SEGMENT, true) > 0) {
                 sent += length;
+                messages++;
                 round = 0;
             } else {
                 waiter.await(round++, "room to send");

@@ -101,7 +101,8 @@ final class CompareEnds {
                 try (Loop loop = Loop.manual("sctp-socket-client", stack.newPoller());
                         SctpSocket socket = connect(stack, loop, local, server)) {
                     Driver driver = Driver.of(loop);
-                    return bandwidth ? Baselines.sctpSend(socket, driver, task.size(), task.iterations(), TIMEOUT)
+                    return bandwidth ? Baselines.sctpSend(socket, driver, task.size(), task.iterations(),
+                            Test.WRITE_BW.defaultTxDepth(), TIMEOUT)
                             : Baselines.sctpPing(socket, driver, task.size(), (int) task.iterations(), TIMEOUT);
                 }
             }

@@ -52,10 +52,10 @@ class BaselinesTest {
     /** Writes gather up to 128 KiB, never more messages than are outstanding, and at least one message. */
     @Test
     void aWriteGathersUpToIperfsBlockAndNoMoreThanIsOutstanding() {
-        assertThat(Baselines.tcpBatch(64, 128)).isEqualTo(128);
-        assertThat(Baselines.tcpBatch(4096, 128)).isEqualTo(32);
-        assertThat(Baselines.tcpBatch(65536, 128)).isEqualTo(2);
-        assertThat(Baselines.tcpBatch(1 << 20, 128)).isEqualTo(1);
-        assertThat(Baselines.tcpBatch(1024, 8)).isEqualTo(8);
+        assertThat(Baselines.burst(64, 128)).isEqualTo(128);
+        assertThat(Baselines.burst(4096, 128)).isEqualTo(32);
+        assertThat(Baselines.burst(65536, 128)).isEqualTo(2);
+        assertThat(Baselines.burst(1 << 20, 128)).isEqualTo(1);
+        assertThat(Baselines.burst(1024, 8)).isEqualTo(8);
     }
 }

@@ -72,7 +72,7 @@ public final class RdmapEngine implements LlpSink {
     /**
      * Work was posted: the loop will look at the send queue. Any thread; allocates nothing. On a manual loop's own
      * thread a stream that {@linkplain LlpStream#gathers gathers} its writes is drained at the next duty cycle, so
-     * the posts made until then leave in one write; otherwise the post is sent at once.
+     * the posts made until then leave together; otherwise the post is sent at once.
      */
     public void wakeup() {
         if (drainScheduled.compareAndSet(false, true)) {

@@ -47,11 +47,11 @@ public interface LlpStream {
     }
 
     /**
-     * Whether {@link #flush} writes what the stream held back in one system call, so that segments sent together
-     * cost one write (MPA's FPDUs into one {@code writev}). The engine then takes the posts an application thread
-     * makes to its own manual loop at the loop's next duty cycle, all together, instead of one by one as they come:
-     * the posts of one turn of the application leave in one write. A stream that hands each segment to its stack as
-     * it is sent (SCTP: one message per call) gains nothing from that, and its posts run at once.
+     * Whether segments sent together, up to a {@link #flush}, cost less than each alone: MPA writes the FPDUs it held
+     * in one {@code writev}; SCTP lets its stack bundle the burst's messages into full packets. The engine then takes
+     * the posts an application thread makes to its own manual loop at the loop's next duty cycle, all together,
+     * instead of one by one as they come: the posts of one turn of the application leave together. A stream that
+     * hands each segment to its stack alone gains nothing from that, and its posts run at once.
      */
     default boolean gathers() {
         return false;

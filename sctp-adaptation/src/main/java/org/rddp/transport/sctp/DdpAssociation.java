@@ -48,7 +48,19 @@ final class DdpAssociation {
     /** Sessions that met a full socket and wait for room, each once. Owner thread. */
     private final java.util.ArrayDeque<Session> waitingForRoom = new java.util.ArrayDeque<>();
     private final MemorySegment receiveBuffer;
-    private final MemorySegment sendBuffer;
+    /** Where a DDP segment or control chunk is built; swapped with {@link #heldBuffer} when a segment is held. */
+    private MemorySegment sendBuffer;
+    /**
+     * The last DDP segment a session sent, accepted but not yet handed to the socket ({@link #heldLength} octets, 0
+     * when none): the next segment sends it first, with the stack bundling ({@link SctpSocket#bundle}); the engine's
+     * flush at the end of its burst sends it with bundling off, which takes out what the stack held with it.
+     */
+    private MemorySegment heldBuffer;
+    private int heldLength;
+    private int heldStream;
+    private Session heldBy;
+    /** The socket bundles now (a burst is being sent). */
+    private boolean bundling;
     private final SctpSocket.ReceivedMessage message = new SctpSocket.ReceivedMessage();
     private final AtomicBoolean pollScheduled = new AtomicBoolean();
     private final Runnable pollTask = () -> {
@@ -77,8 +89,10 @@ final class DdpAssociation {
     private boolean idleCheckQueued;
     private final Runnable idleCheck = this::closeIfIdle;
 
-    /** The most either of an association's two buffers takes: a chunk as large as an IP packet, plus slack. */
+    /** The most any of an association's buffers takes: a chunk as large as an IP packet, plus slack. */
     static final int LARGEST_BUFFER = 65_536 + 4096;
+    /** An association's buffers: one to receive into, one to build a segment in, one to hold a segment in. */
+    static final int BUFFERS = 3;
 
     DdpAssociation(SctpSocket socket, Loop loop, Consumer<DdpAssociation> onDown, ChunkTap tap) {
         this.tap = tap;
@@ -89,6 +103,7 @@ final class DdpAssociation {
         Arena arena = Arena.ofAuto();
         this.receiveBuffer = arena.allocate(maxChunk + 4096L, 8);
         this.sendBuffer = arena.allocate(maxChunk, 8);
+        this.heldBuffer = arena.allocate(maxChunk, 8);
         this.sessions = new Session[socket.streams()];
     }
 
@@ -224,7 +239,7 @@ final class DdpAssociation {
                 dispatch(length);
             }
             // only sessions that met a full socket wait for room: no walk over every stream, no native call, per poll
-            if (!down && !waitingForRoom.isEmpty() && socket.writable()) {
+            if (!down && !waitingForRoom.isEmpty() && socket.writable() && sendHeld(false)) {
                 for (int i = waitingForRoom.size(); i > 0 && !down; i--) {
                     Session session = waitingForRoom.pollFirst();
                     session.waiting = false;
@@ -278,12 +293,43 @@ final class DdpAssociation {
         socket.abort();
     }
 
+    /**
+     * Hands the held segment, if any, to the socket: with bundling on while more of the burst follows, off (the
+     * stack then sends what it held with it) when it ends the burst. Owner thread.
+     *
+     * @return whether nothing is held any more (false: the socket is full, the segment waits for room)
+     */
+    private boolean sendHeld(boolean moreFollows) {
+        if (heldLength == 0 || down) {
+            return true;
+        }
+        try {
+            if (bundling != moreFollows) {
+                socket.bundle(moreFollows);
+                bundling = moreFollows;
+            }
+            if (socket.send(heldBuffer, 0, heldLength, heldStream, DdpSctp.PPID_DDP_SEGMENT, true)
+                    == SctpSocket.WOULD_BLOCK) {
+                heldBy.waitForRoom();
+                return false;
+            }
+        } catch (IOException e) {
+            lose("send failed: " + e.getMessage());
+            return true;
+        }
+        tap.chunk(this, true, heldStream, DdpSctp.PPID_DDP_SEGMENT, true, heldBuffer, heldLength);
+        heldLength = 0;
+        heldBy = null;
+        return true;
+    }
+
     /** The association is gone: every session on it hears so, as a lost stream (RFC 5043 §11.3). */
     void lose(String reason) {
         if (down) {
             return;
         }
         down = true;
+        heldLength = 0; // nothing more goes out
         validated.completeExceptionally(new IOException(reason));
         for (int i = 0; i < made.size(); i++) { // by index: what a session's end sets off may make another
             made.get(i).lost(reason);
@@ -421,7 +467,8 @@ final class DdpAssociation {
             SessionControlChunk chunk = new SessionControlChunk(txSsn, control);
             txSsn = (txSsn + 1) & 0xFFFF;
             byte[] octets = chunk.toByteArray();
-            if (!pendingControl.isEmpty() || transmit(octets, DdpSctp.PPID_SESSION_CONTROL) == SctpSocket.WOULD_BLOCK) {
+            if (!pendingControl.isEmpty() || !sendHeld(false)
+                    || transmit(octets, DdpSctp.PPID_SESSION_CONTROL) == SctpSocket.WOULD_BLOCK) {
                 pendingControl.add(octets); // control is never lost; it waits for room, in order
                 waitForRoom();
             }
@@ -506,30 +553,41 @@ final class DdpAssociation {
                 // RFC 5043 §9: segments over the advertised maximum are refused, never fragmented
                 throw new IllegalArgumentException("segment of " + (length - 2) + " octets exceeds " + mulpdu());
             }
-            if (!pendingControl.isEmpty()) {
+            if (!pendingControl.isEmpty() || !sendHeld(true)) { // the one before this goes first, bundled
                 pressured = true;
                 waitForRoom();
                 return BACK_PRESSURED;
+            }
+            if (down) {
+                return CLOSED;
             }
             Wire.putU16(sendBuffer, 0, txSsn);
             MemorySegment.copy(header, headerOffset, sendBuffer, DdpSctp.DDP_SSN_LENGTH, headerLength);
             MemorySegment.copy(payload, payloadOffset, sendBuffer, DdpSctp.DDP_SSN_LENGTH + headerLength,
                     payloadLength);
-            int sent;
-            try {
-                sent = socket.send(sendBuffer, 0, length, streamId, DdpSctp.PPID_DDP_SEGMENT, true);
-            } catch (IOException e) {
-                lose("send failed: " + e.getMessage());
-                return CLOSED;
-            }
-            if (sent == SctpSocket.WOULD_BLOCK) {
-                pressured = true;
-                waitForRoom();
-                return BACK_PRESSURED;
-            }
-            tap.chunk(DdpAssociation.this, true, streamId, DdpSctp.PPID_DDP_SEGMENT, true, sendBuffer, length);
+            MemorySegment built = sendBuffer; // held until the next segment or the engine's flush
+            sendBuffer = heldBuffer;
+            heldBuffer = built;
+            heldLength = length;
+            heldStream = streamId;
+            heldBy = this;
             txSsn = (txSsn + 1) & 0xFFFF;
             return SENT;
+        }
+
+        /** Posts made in one turn of the application are sent together, so that the stack bundles them. */
+        @Override
+        public boolean gathers() {
+            return true;
+        }
+
+        /**
+         * The engine's burst ended: the held segment goes, with bundling off, and takes out with it what the stack
+         * held back meanwhile (a single segment goes at once, as without bundling). Owner thread.
+         */
+        @Override
+        public void flush() {
+            sendHeld(false); // a full socket keeps it: it goes when there is room (poll)
         }
 
         /** The engine closes: a Session Terminate follows the last segment (RFC 5043 §6.2). */

@@ -67,11 +67,13 @@ public record SctpLimits(int associations, int pendingPerAssociation, long memor
     }
 
     /**
-     * The octets one association counts for on {@code stack}: this side's send and receive buffers (a chunk each,
-     * at most an IP packet), the stack's socket buffers, and its streams ({@value #OCTETS_PER_STREAM} each).
+     * The octets one association counts for on {@code stack}: this side's buffers (a chunk each, at most an IP
+     * packet: the one received, the one being built and the one held for bundling), the stack's socket buffers, and
+     * its streams ({@value #OCTETS_PER_STREAM} each).
      */
     public long octetsPerAssociation(SctpStack stack) {
-        return 2L * DdpAssociation.LARGEST_BUFFER + stack.socketBufferOctets() + (long) streams * OCTETS_PER_STREAM;
+        return (long) DdpAssociation.BUFFERS * DdpAssociation.LARGEST_BUFFER + stack.socketBufferOctets()
+                + (long) streams * OCTETS_PER_STREAM;
     }
 
     /** The associations these limits allow on {@code stack}: the smaller of the two limits. */

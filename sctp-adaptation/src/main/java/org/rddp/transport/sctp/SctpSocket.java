@@ -42,6 +42,16 @@ public interface SctpSocket extends AutoCloseable {
     /** Whether a send would find room now. */
     boolean writable();
 
+    /**
+     * Lets the stack hold small messages while data is in flight and bundle them into full packets (Nagle on:
+     * {@code SCTP_NODELAY} off), or sends each message as soon as it may (off, the default). A sender that knows it is
+     * in the middle of a burst turns it on, and off again before the burst's last message, which then takes what was
+     * held out with it. Owner thread; a backend that cannot does nothing.
+     */
+    default void bundle(boolean on) throws IOException {
+        // each message goes as it comes
+    }
+
     /** Outbound streams of the association (equal to the inbound ones on a DDP association, RFC 5043 §8). */
     int streams();
 

@@ -18,6 +18,7 @@ import java.util.ArrayDeque;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
@@ -148,6 +149,7 @@ final class Links {
     private static final AtomicReferenceArray<Scope> LISTENERS = new AtomicReferenceArray<>(1 << 16);
     private static final ReentrantReadWriteLock LOCK = new ReentrantReadWriteLock();
     private static final AtomicInteger LARGEST_PACKET = new AtomicInteger();
+    private static final AtomicLong PACKETS_SENT = new AtomicLong();
     private static volatile boolean running;
 
     static {
@@ -429,6 +431,11 @@ final class Links {
         }
     }
 
+    /** SCTP packets sent so far, by every association of the process. */
+    static long packetsSent() {
+        return PACKETS_SENT.get();
+    }
+
     /** The largest SCTP packet sent so far, in octets (common header and chunks). */
     static int largestPacketSent() {
         return LARGEST_PACKET.get();
@@ -444,6 +451,7 @@ final class Links {
             }
             int size = (int) length;
             link.lastActive = System.nanoTime();
+            PACKETS_SENT.incrementAndGet();
             if (size > LARGEST_PACKET.get()) {
                 LARGEST_PACKET.accumulateAndGet(size, Math::max);
             }

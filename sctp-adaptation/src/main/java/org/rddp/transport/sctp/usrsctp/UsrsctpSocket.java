@@ -36,6 +36,7 @@ final class UsrsctpSocket extends NativeSctpSocket {
     private final MemorySegment msgflags = arena.allocate(JAVA_INT);
     private final MemorySegment from = arena.allocate(Usrsctp.SOCKADDR_STORAGE_SIZE);
     private final MemorySegment fromlen = arena.allocate(JAVA_INT);
+    private final MemorySegment noDelay = arena.allocate(JAVA_INT);
 
     /** @param onFree runs once the socket is freed (a raw IP socket's loop stops taking its port) */
     UsrsctpSocket(MemorySegment socket, int streams, int maxMessage, java.net.InetSocketAddress remote,
@@ -131,6 +132,17 @@ final class UsrsctpSocket extends NativeSctpSocket {
             throw new IOException("usrsctp_recvv returned no sctp_rcvinfo (SCTP_RECVRCVINFO is off)");
         }
         return (int) received;
+    }
+
+    @Override
+    public void bundle(boolean on) throws IOException {
+        noDelay.set(JAVA_INT, 0, on ? 0 : 1);
+        calls.enter();
+        try {
+            UsrsctpStack.setsockopt(socket, sendState, Usrsctp.SCTP_NODELAY, noDelay, "SCTP_NODELAY");
+        } finally {
+            calls.exit();
+        }
     }
 
     @Override

@@ -131,6 +131,11 @@ public final class UsrsctpStack implements SctpStack {
         return Links.largestPacketSent();
     }
 
+    /** SCTP packets this process's associations have sent so far (for tests and diagnostics). */
+    public static long packetsSent() {
+        return Links.packetsSent();
+    }
+
     /** Starts usrsctp once per process, with the UDP port bound on the wildcard address (a taken port fails). */
     private static synchronized void start() throws IOException {
         if (udpPort >= 0) {
@@ -557,7 +562,7 @@ public final class UsrsctpStack implements SctpStack {
         return streams;
     }
 
-    private static void setsockopt(MemorySegment socket, MemorySegment state, int option, MemorySegment value,
+    static void setsockopt(MemorySegment socket, MemorySegment state, int option, MemorySegment value,
             String what) throws IOException {
         try {
             int status = (int) Usrsctp.SETSOCKOPT.invokeExact(state, socket, Usrsctp.IPPROTO_SCTP, option, value,
