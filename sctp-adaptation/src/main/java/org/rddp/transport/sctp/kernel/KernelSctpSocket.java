@@ -39,6 +39,7 @@ final class KernelSctpSocket extends NativeSctpSocket {
     private final MemorySegment from = arena.allocate(128, 8);
     private final MemorySegment fromlen = arena.allocate(JAVA_INT);
     private final MemorySegment pollfd = arena.allocate(8, 4);
+    private final MemorySegment noDelay = arena.allocate(JAVA_INT);
 
     /** Wraps an established association on {@code fd}, whose {@link #status} is {@code status}. */
     private KernelSctpSocket(int fd, InetSocketAddress remote, int[] status, EpollPoller poller) throws IOException {
@@ -149,6 +150,18 @@ final class KernelSctpSocket extends NativeSctpSocket {
         into.unordered = (rcvinfo.get(JAVA_SHORT, Native.RCVINFO_FLAGS) & Native.SCTP_UNORDERED) != 0;
         into.ppid = rcvinfo.get(Posix.U32_BE, Native.RCVINFO_PPID);
         return received;
+    }
+
+    @Override
+    public void bundle(boolean on) throws IOException {
+        noDelay.set(JAVA_INT, 0, on ? 0 : 1);
+        calls.enter();
+        try {
+            KernelSctpStack.setsockopt(fd, sendState, Posix.IPPROTO_SCTP, Native.SCTP_NODELAY, noDelay,
+                    "SCTP_NODELAY");
+        } finally {
+            calls.exit();
+        }
     }
 
     @Override

@@ -237,7 +237,7 @@ public final class KernelSctpStack implements SctpStack {
         setsockopt(fd, state, Posix.IPPROTO_SCTP, Native.SCTP_PEER_ADDR_PARAMS, paths, "heartbeats");
     }
 
-    private static void setsockopt(int fd, MemorySegment state, int level, int option, MemorySegment value,
+    static void setsockopt(int fd, MemorySegment state, int level, int option, MemorySegment value,
             String what) throws IOException {
         try {
             int status = (int) Posix.SETSOCKOPT.invokeExact(state, fd, level, option, value, (int) value.byteSize());
