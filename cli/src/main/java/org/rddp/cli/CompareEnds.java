@@ -91,7 +91,8 @@ final class CompareEnds {
             }
             case JDK_SCTP_SOCKET -> {
                 try (com.sun.nio.sctp.SctpChannel channel = JdkSctp.connect(server)) {
-                    return bandwidth ? JdkSctp.send(channel, task.size(), task.iterations())
+                    return bandwidth ? JdkSctp.send(channel, task.size(), task.iterations(),
+                            Test.WRITE_BW.defaultTxDepth())
                             : JdkSctp.ping(channel, task.size(), (int) task.iterations(), TIMEOUT);
                 }
             }

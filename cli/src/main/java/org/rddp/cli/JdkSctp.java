@@ -110,16 +110,28 @@ final class JdkSctp {
         return Math.min(LARGEST_MESSAGE, mtu - PACKET_OVERHEAD);
     }
 
-    /** Bandwidth, the sender's end: {@code iterations} messages' worth of {@code size} octets, then the answer. */
-    static PerfResult.Bandwidth send(SctpChannel channel, int size, long iterations) throws IOException {
+    /**
+     * Bandwidth, the sender's end: {@code iterations} messages' worth of {@code size} octets, then the answer; in
+     * bursts bundled as the other SCTP series bundle theirs (Nagle on inside a burst of
+     * {@link Baselines#burst} messages, off for its last).
+     */
+    static PerfResult.Bandwidth send(SctpChannel channel, int size, long iterations, int outstanding)
+            throws IOException {
         InetAddress peer = ((InetSocketAddress) channel.getRemoteAddresses().iterator().next()).getAddress();
         ByteBuffer out = ByteBuffer.allocateDirect(Math.min(size, largestMessage(peer)));
         ByteBuffer in = ByteBuffer.allocateDirect(64);
         MessageInfo info = message();
         long total = (long) size * iterations;
+        int burst = Baselines.burst(out.capacity(), outstanding);
+        boolean bundling = false;
         long start = System.nanoTime();
-        for (long sent = 0; sent < total;) {
+        for (long sent = 0, messages = 0; sent < total; messages++) {
             int length = (int) Math.min(out.capacity(), total - sent);
+            boolean bundle = burst > 1 && sent + length < total && (messages + 1) % burst != 0;
+            if (bundling != bundle) {
+                channel.setOption(SctpStandardSocketOptions.SCTP_NODELAY, !bundle);
+                bundling = bundle;
+            }
             out.clear().limit(length);
             sent += channel.send(out, info);
         }
