@@ -117,13 +117,6 @@ class BundlingTest {
 
     /** The next completion of {@code cq}, polling (which drives the calling thread's manual loops). */
     private static WorkCompletion poll(CompletionQueue cq) {
-        WorkCompletion completion = new WorkCompletion();
-        long deadline = System.nanoTime() + BOUND.toNanos();
-        while (!cq.poll(completion)) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("no completion within " + BOUND);
-            }
-        }
-        return completion;
+        return CompletionPolling.next(cq, BOUND);
     }
 }
