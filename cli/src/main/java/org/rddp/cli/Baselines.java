@@ -88,6 +88,14 @@ final class Baselines {
         return Math.max(1, Math.min(outstanding, BURST / size));
     }
 
+    /**
+     * Whether the SCTP stack bundles the {@code message}-th message (from 0) of a send in bursts of {@code burst}:
+     * every message of a burst but its last, which takes what was held out with it ({@code last}: the send's last).
+     */
+    static boolean bundles(int burst, long message, boolean last) {
+        return burst > 1 && !last && (message + 1) % burst != 0;
+    }
+
     /** TCP bandwidth, the receiver's end: reads {@code total} octets, then acknowledges the last. */
     static void tcpSink(SocketChannel channel, long total) throws IOException {
         ByteBuffer in = ByteBuffer.allocateDirect(RECEIVE_BUFFER);
@@ -316,7 +324,7 @@ final class Baselines {
         long messages = 0;
         for (long sent = 0; sent < total;) {
             int length = (int) Math.min(out.byteSize(), total - sent);
-            boolean bundle = burst > 1 && sent + length < total && (messages + 1) % burst != 0;
+            boolean bundle = bundles(burst, messages, sent + length >= total);
             if (bundling != bundle) {
                 socket.bundle(bundle);
                 bundling = bundle;

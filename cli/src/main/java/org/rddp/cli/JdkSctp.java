@@ -127,7 +127,7 @@ final class JdkSctp {
         long start = System.nanoTime();
         for (long sent = 0, messages = 0; sent < total; messages++) {
             int length = (int) Math.min(out.capacity(), total - sent);
-            boolean bundle = burst > 1 && sent + length < total && (messages + 1) % burst != 0;
+            boolean bundle = Baselines.bundles(burst, messages, sent + length >= total);
             if (bundling != bundle) {
                 channel.setOption(SctpStandardSocketOptions.SCTP_NODELAY, !bundle);
                 bundling = bundle;

@@ -58,4 +58,13 @@ class BaselinesTest {
         assertThat(Baselines.burst(1 << 20, 128)).isEqualTo(1);
         assertThat(Baselines.burst(1024, 8)).isEqualTo(8);
     }
+
+    /** An SCTP burst bundles every message but its last, and the send's last message ends one too. */
+    @Test
+    void anSctpBurstBundlesAllButItsLastMessage() {
+        assertThat(java.util.stream.LongStream.range(0, 8).mapToObj(m -> Baselines.bundles(4, m, m == 7)))
+                .containsExactly(true, true, true, false, true, true, true, false);
+        assertThat(Baselines.bundles(4, 1, true)).as("the send's last message").isFalse();
+        assertThat(Baselines.bundles(1, 0, false)).as("bursts of one").isFalse();
+    }
 }
