@@ -61,11 +61,25 @@ public final class CompletionQueue {
         return true;
     }
 
-    /** Takes up to {@code into.length} completions; returns how many. */
+    /**
+     * Takes up to {@code into.length} completions; returns how many. A thread that drives manual loops runs their
+     * duty cycles once, and only when the queue is empty: what it takes, it handles before the loops run again (so
+     * the work it posts in answer leaves with the next cycle's).
+     */
     public int poll(WorkCompletion[] into) {
-        int count = 0;
-        while (count < into.length && poll(into[count])) {
-            count++;
+        int count = take(into, 0);
+        if (count == 0 && into.length > 0 && Loop.invokeOwned() > 0) {
+            count = take(into, 0);
+        }
+        return count;
+    }
+
+    /** Takes ready completions into {@code into} from {@code count} on, without running any loop; returns the count. */
+    private int take(WorkCompletion[] into, int count) {
+        WorkCompletion entry;
+        while (count < into.length && (entry = ready.poll()) != null) {
+            into[count++].copyFrom(entry);
+            free.offer(entry);
         }
         return count;
     }

@@ -3,7 +3,10 @@ package org.rddp.verbs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.rddp.loop.Loop;
+import org.rddp.loop.Poller;
 
 class CompletionQueueTest {
     private final CompletionQueue cq = new RdmaDevice("test").createCompletionQueue(4);
@@ -61,5 +64,42 @@ class CompletionQueueTest {
         assertThat(cq.poll(completion)).isTrue();
         assertThat(completion.byteLength()).isEqualTo(3);
         assertThat(cq.poll(completion)).isFalse();
+    }
+
+    @Test
+    void aBatchPollRunsTheCallersLoopsOnceAndOnlyWhenNothingIsReady() {
+        AtomicInteger cycles = new AtomicInteger();
+        Poller completing = new Poller() { // each duty cycle "reads" two completions
+            @Override
+            public int poll() {
+                int cycle = cycles.incrementAndGet();
+                cq.push(2 * cycle, WcStatus.SUCCESS, WcOpcode.RECV, 0, 1, 0, false);
+                cq.push(2 * cycle + 1, WcStatus.SUCCESS, WcOpcode.RECV, 0, 1, 0, false);
+                return 2;
+            }
+
+            @Override
+            public void await(long timeoutNanos) {
+            }
+
+            @Override
+            public void wakeup() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        try (Loop loop = Loop.manual("one-cycle", completing)) {
+            WorkCompletion[] batch = {new WorkCompletion(), new WorkCompletion(), new WorkCompletion()};
+            assertThat(cq.poll(batch)).as("what one cycle made, not a second cycle for the third slot").isEqualTo(2);
+            assertThat(cycles).hasValue(1);
+            cq.push(99, WcStatus.SUCCESS, WcOpcode.SEND, 0, 1, 0, false);
+            assertThat(cq.poll(batch)).as("what is ready, without a cycle").isEqualTo(1);
+            assertThat(batch[0].wrId()).isEqualTo(99);
+            assertThat(cycles).hasValue(1);
+            assertThat(cq.poll(batch)).isEqualTo(2);
+            assertThat(cycles).hasValue(2);
+        }
     }
 }
