@@ -63,22 +63,22 @@ public final class CompletionQueue {
 
     /**
      * Takes up to {@code into.length} completions; returns how many. A thread that drives manual loops runs their
-     * duty cycles once, and only when the queue is empty: what it takes, it handles before the loops run again (so
-     * the work it posts in answer leaves with the next cycle's).
+     * duty cycles once, and only when the queue is empty: the caller handles what it took before the loops run
+     * again. Allocates nothing.
      */
     public int poll(WorkCompletion[] into) {
-        int count = take(into, 0);
+        int count = take(into);
         if (count == 0 && into.length > 0 && Loop.invokeOwned() > 0) {
-            count = take(into, 0);
+            count = take(into);
         }
         return count;
     }
 
-    /** Takes ready completions into {@code into} from {@code count} on, without running any loop; returns the count. */
-    private int take(WorkCompletion[] into, int count) {
-        WorkCompletion entry;
-        while (count < into.length && (entry = ready.poll()) != null) {
-            into[count++].copyFrom(entry);
+    /** Takes the completions that are ready, up to {@code into.length}, without running any loop. */
+    private int take(WorkCompletion[] into) {
+        int count = 0;
+        for (WorkCompletion entry; count < into.length && (entry = ready.poll()) != null; count++) {
+            into[count].copyFrom(entry);
             free.offer(entry);
         }
         return count;
