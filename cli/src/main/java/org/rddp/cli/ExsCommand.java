@@ -3,10 +3,9 @@ package org.rddp.cli;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.function.ToDoubleFunction;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -46,21 +45,64 @@ final class ExsCommand {
             return progress == ProgressMode.manual;
         }
 
+        @Option(names = "--repeat", defaultValue = "1", description = "measure every point this many times; the "
+                + "table (and the JSON) shows the median, and the median of the ratios taken within each run; "
+                + "default: ${DEFAULT-VALUE}")
+        int repeat;
+
         @Spec
         picocli.CommandLine.Model.CommandSpec spec;
 
-        /** Prints the points as a table, or as JSON. */
-        void print(List<?> points, String header, java.util.function.Function<Object, String> row) throws Exception {
+        /** The runs of {@code measure}, {@code --repeat} of them; each run's points in the same order. */
+        <P> List<List<P>> runs(Callable<List<P>> measure) throws Exception {
+            if (repeat < 1) {
+                throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--repeat takes 1 or more, not "
+                        + repeat);
+            }
+            List<List<P>> runs = new ArrayList<>();
+            for (int run = 0; run < repeat; run++) {
+                runs.add(measure.call());
+            }
+            return runs;
+        }
+
+        /** Prints the points as a table, one row each, or as JSON. */
+        void print(List<?> points, String header, List<String> rows) throws Exception {
             PrintWriter out = spec.commandLine().getOut();
             if (json) {
                 out.println(PerfReport.JSON.writeValueAsString(points));
                 return;
             }
+            if (repeat > 1) {
+                out.println("median of " + repeat + " runs; each ratio taken within its run, then the median");
+            }
             out.println(header);
-            for (Object point : points) {
-                out.println(row.apply(point));
+            rows.forEach(out::println);
+        }
+    }
+
+    /** The median over {@code runs} of {@code value} of each run's {@code point}-th point. */
+    static <P> double median(List<List<P>> runs, int point, ToDoubleFunction<P> value) {
+        return Compare.median(runs.stream().mapToDouble(run -> value.applyAsDouble(run.get(point))).toArray());
+    }
+
+    /**
+     * The median over {@code runs} of the {@code point}-th point's {@code value} over the {@code base}-th point's,
+     * each ratio taken within one run (a slow second of the machine moves both).
+     */
+    static <P> double ratio(List<List<P>> runs, int point, int base, ToDoubleFunction<P> value) {
+        return Compare.median(runs.stream().mapToDouble(run -> value.applyAsDouble(run.get(point))
+                / value.applyAsDouble(run.get(base))).toArray());
+    }
+
+    /** The index of the point of {@code series} at {@code bytes} in {@code points}, or -1. */
+    private static int indexOf(List<String> series, List<Integer> bytes, String name, int size) {
+        for (int i = 0; i < series.size(); i++) {
+            if (series.get(i).equals(name) && bytes.get(i) == size) {
+                return i;
             }
         }
+        return -1;
     }
 
     /** {@code rddp exs-bw}. */
@@ -83,6 +125,32 @@ final class ExsCommand {
         @Override
         public Integer call() throws Exception {
             Duration time = Duration.ofNanos((long) (seconds * 1e9));
+            List<List<ExsBench.Bandwidth>> runs = runs(() -> measure(time));
+            List<ExsBench.Bandwidth> first = runs.get(0);
+            List<String> names = first.stream().map(ExsBench.Bandwidth::series).toList();
+            List<Integer> bytes = first.stream().map(ExsBench.Bandwidth::bytes).toList();
+            List<ExsBench.Bandwidth> points = new ArrayList<>();
+            List<String> rows = new ArrayList<>();
+            for (int i = 0; i < first.size(); i++) {
+                ExsBench.Bandwidth point = new ExsBench.Bandwidth(names.get(i), bytes.get(i),
+                        median(runs, i, ExsBench.Bandwidth::mbps), median(runs, i, ExsBench.Bandwidth::cpuSecondsPerGb),
+                        median(runs, i, ExsBench.Bandwidth::senderCpuSecondsPerGb),
+                        median(runs, i, ExsBench.Bandwidth::receiverCpuSecondsPerGb));
+                points.add(point);
+                int read = names.get(i).startsWith("EXS")
+                        ? indexOf(names, bytes, "RDMA Read over " + transportOf(names.get(i)), bytes.get(i)) : -1;
+                String ratio = read < 0 ? "" : String.format("%.2f", ratio(runs, i, read, ExsBench.Bandwidth::mbps));
+                rows.add(String.format("%-28s %10d %12.1f %12.3f %12s %12s %12s", point.series(), point.bytes(),
+                        point.mbps(), point.cpuSecondsPerGb(), side(point.senderCpuSecondsPerGb()),
+                        side(point.receiverCpuSecondsPerGb()), ratio));
+            }
+            print(points, String.format("%-28s %10s %12s %12s %12s %12s %12s", "series", "#bytes", "MB/sec",
+                    "CPU s/GB", "sender", "receiver", "of the Read"), rows);
+            return 0;
+        }
+
+        /** One run: every size, each transport's Read and EXS series, then TCP. */
+        private List<ExsBench.Bandwidth> measure(Duration time) throws Exception {
             List<ExsBench.Bandwidth> points = new ArrayList<>();
             for (int size : sizes) {
                 for (String scheme : transports) {
@@ -96,25 +164,7 @@ final class ExsCommand {
                 }
                 points.add(ExsBench.tcpBandwidth(size, depth, time, time));
             }
-            print(points, String.format("%-28s %10s %12s %12s %12s %12s %12s", "series", "#bytes", "MB/sec",
-                    "CPU s/GB", "sender", "receiver", "of the Read"), point -> row((ExsBench.Bandwidth) point,
-                    points));
-            return 0;
-        }
-
-        /** A row, with a normal send's ratio to the same transport's RDMA Read at the same size. */
-        private static String row(ExsBench.Bandwidth point, List<ExsBench.Bandwidth> points) {
-            String ratio = "";
-            String transport = transportOf(point.series());
-            for (ExsBench.Bandwidth read : points) {
-                if (read.bytes() == point.bytes() && read.series().equals("RDMA Read over " + transport)
-                        && point.series().startsWith("EXS")) {
-                    ratio = String.format("%.2f", point.mbps() / read.mbps());
-                }
-            }
-            return String.format("%-28s %10d %12.1f %12.3f %12s %12s %12s", point.series(), point.bytes(),
-                    point.mbps(), point.cpuSecondsPerGb(), side(point.senderCpuSecondsPerGb()),
-                    side(point.receiverCpuSecondsPerGb()), ratio);
+            return points;
         }
 
         /** One side's CPU seconds per GB, or "-" when its transport had a thread of its own. */
@@ -138,6 +188,27 @@ final class ExsCommand {
 
         @Override
         public Integer call() throws Exception {
+            List<List<ExsBench.Latency>> runs = runs(this::measure);
+            List<ExsBench.Latency> first = runs.get(0);
+            List<String> names = first.stream().map(ExsBench.Latency::series).toList();
+            List<Integer> bytes = first.stream().map(ExsBench.Latency::bytes).toList();
+            List<ExsBench.Latency> points = new ArrayList<>();
+            List<String> rows = new ArrayList<>();
+            for (int i = 0; i < first.size(); i++) {
+                ExsBench.Latency point = new ExsBench.Latency(names.get(i), bytes.get(i),
+                        median(runs, i, ExsBench.Latency::usec));
+                points.add(point);
+                int normal = names.get(i).startsWith("EXS")
+                        ? indexOf(names, bytes, "EXS normal over " + transportOf(names.get(i)), bytes.get(i)) : -1;
+                String ratio = normal < 0 ? "" : String.format("%.2f", ratio(runs, i, normal, ExsBench.Latency::usec));
+                rows.add(String.format("%-28s %10d %12.2f %12s", point.series(), point.bytes(), point.usec(), ratio));
+            }
+            print(points, String.format("%-28s %10s %12s %12s", "series", "#bytes", "usec", "of normal"), rows);
+            return 0;
+        }
+
+        /** One run: every size, each transport's three kinds of send, then TCP. */
+        private List<ExsBench.Latency> measure() throws Exception {
             List<ExsBench.Latency> points = new ArrayList<>();
             for (int size : sizes) {
                 for (String scheme : transports) {
@@ -148,20 +219,7 @@ final class ExsCommand {
                 }
                 points.add(ExsBench.tcpLatency(size, iterations));
             }
-            Map<String, Double> normal = new LinkedHashMap<>();
-            for (ExsBench.Latency point : points) {
-                if (point.series().startsWith("EXS normal")) {
-                    normal.put(point.bytes() + " " + transportOf(point.series()), point.usec());
-                }
-            }
-            print(points, String.format("%-28s %10s %12s %12s", "series", "#bytes", "usec", "of normal"), p -> {
-                ExsBench.Latency point = (ExsBench.Latency) p;
-                Double base = normal.get(point.bytes() + " " + transportOf(point.series()));
-                String ratio = base == null || !point.series().startsWith("EXS") ? ""
-                        : String.format("%.2f", point.usec() / base);
-                return String.format("%-28s %10d %12.2f %12s", point.series(), point.bytes(), point.usec(), ratio);
-            });
-            return 0;
+            return points;
         }
     }
 }

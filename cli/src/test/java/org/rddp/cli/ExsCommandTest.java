@@ -1,6 +1,7 @@
 package org.rddp.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.ByteArrayOutputStream;
@@ -48,6 +49,29 @@ class ExsCommandTest {
         assertThat(status).isZero();
         String table = out.toString(StandardCharsets.UTF_8);
         assertThat(table).contains("of the Read").contains("EXS normal over sctp").contains("RDMA Read over sctp");
+    }
+
+    @Test
+    void repeatedRunsShowTheMedianOfTheRatiosTakenWithinEachRun() throws Exception {
+        ExsBench.Latency normal = new ExsBench.Latency("EXS normal over mpa", 1, 10);
+        List<List<ExsBench.Latency>> runs = List.of(
+                List.of(normal, new ExsBench.Latency("EXS immediate over mpa", 1, 5)),
+                List.of(new ExsBench.Latency("EXS normal over mpa", 1, 20), new ExsBench.Latency("x", 1, 6)),
+                List.of(new ExsBench.Latency("EXS normal over mpa", 1, 30), new ExsBench.Latency("x", 1, 12)));
+        // within each run 0.5, 0.3, 0.4: median 0.4; the medians' ratio would say 6 / 20 = 0.3
+        assertThat(ExsCommand.ratio(runs, 1, 0, ExsBench.Latency::usec)).isCloseTo(0.4, within(1e-9));
+        assertThat(ExsCommand.median(runs, 0, ExsBench.Latency::usec)).isEqualTo(20);
+
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int status = Main.run(new String[] {"exs-lat", "-t", "mpa", "--sizes", "1", "--iterations", "50",
+            "--repeat", "2"}, new PrintStream(out, true, StandardCharsets.UTF_8), System.err);
+        assertThat(status).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("median of 2 runs")
+                .contains("EXS persistent over mpa");
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        assertThat(Main.run(new String[] {"exs-lat", "--repeat", "0"}, new PrintStream(new ByteArrayOutputStream()),
+                new PrintStream(err, true, StandardCharsets.UTF_8))).isNotZero();
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--repeat takes 1 or more, not 0");
     }
 
     private static JsonNode run(String... args) throws Exception {
