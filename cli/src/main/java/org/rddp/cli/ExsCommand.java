@@ -5,7 +5,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.function.Function;
 import java.util.function.ToDoubleFunction;
+import java.util.function.ToIntFunction;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -95,14 +97,25 @@ final class ExsCommand {
                 / value.applyAsDouble(run.get(base))).toArray());
     }
 
-    /** The index of the point of {@code series} at {@code bytes} in {@code points}, or -1. */
-    private static int indexOf(List<String> series, List<Integer> bytes, String name, int size) {
-        for (int i = 0; i < series.size(); i++) {
-            if (series.get(i).equals(name) && bytes.get(i) == size) {
-                return i;
+    /**
+     * The ratio column of the {@code point}-th point: for an EXS series, the median within-run {@link #ratio} of its
+     * {@code value} to that of the series named {@code baseline} and its transport at the same size; else empty.
+     */
+    static <P> String ratioColumn(List<List<P>> runs, int point, Function<P, String> series, ToIntFunction<P> bytes,
+            String baseline, ToDoubleFunction<P> value) {
+        List<P> first = runs.get(0);
+        String name = series.apply(first.get(point));
+        if (!name.startsWith("EXS")) {
+            return "";
+        }
+        String base = baseline + transportOf(name);
+        for (int i = 0; i < first.size(); i++) {
+            if (series.apply(first.get(i)).equals(base) && bytes.applyAsInt(first.get(i))
+                    == bytes.applyAsInt(first.get(point))) {
+                return String.format("%.2f", ratio(runs, point, i, value));
             }
         }
-        return -1;
+        return "";
     }
 
     /** {@code rddp exs-bw}. */
@@ -126,20 +139,17 @@ final class ExsCommand {
         public Integer call() throws Exception {
             Duration time = Duration.ofNanos((long) (seconds * 1e9));
             List<List<ExsBench.Bandwidth>> runs = runs(() -> measure(time));
-            List<ExsBench.Bandwidth> first = runs.get(0);
-            List<String> names = first.stream().map(ExsBench.Bandwidth::series).toList();
-            List<Integer> bytes = first.stream().map(ExsBench.Bandwidth::bytes).toList();
             List<ExsBench.Bandwidth> points = new ArrayList<>();
             List<String> rows = new ArrayList<>();
-            for (int i = 0; i < first.size(); i++) {
-                ExsBench.Bandwidth point = new ExsBench.Bandwidth(names.get(i), bytes.get(i),
-                        median(runs, i, ExsBench.Bandwidth::mbps), median(runs, i, ExsBench.Bandwidth::cpuSecondsPerGb),
+            for (int i = 0; i < runs.get(0).size(); i++) {
+                ExsBench.Bandwidth point = new ExsBench.Bandwidth(runs.get(0).get(i).series(),
+                        runs.get(0).get(i).bytes(), median(runs, i, ExsBench.Bandwidth::mbps),
+                        median(runs, i, ExsBench.Bandwidth::cpuSecondsPerGb),
                         median(runs, i, ExsBench.Bandwidth::senderCpuSecondsPerGb),
                         median(runs, i, ExsBench.Bandwidth::receiverCpuSecondsPerGb));
                 points.add(point);
-                int read = names.get(i).startsWith("EXS")
-                        ? indexOf(names, bytes, "RDMA Read over " + transportOf(names.get(i)), bytes.get(i)) : -1;
-                String ratio = read < 0 ? "" : String.format("%.2f", ratio(runs, i, read, ExsBench.Bandwidth::mbps));
+                String ratio = ratioColumn(runs, i, ExsBench.Bandwidth::series, ExsBench.Bandwidth::bytes,
+                        "RDMA Read over ", ExsBench.Bandwidth::mbps);
                 rows.add(String.format("%-28s %10d %12.1f %12.3f %12s %12s %12s", point.series(), point.bytes(),
                         point.mbps(), point.cpuSecondsPerGb(), side(point.senderCpuSecondsPerGb()),
                         side(point.receiverCpuSecondsPerGb()), ratio));
@@ -189,18 +199,14 @@ final class ExsCommand {
         @Override
         public Integer call() throws Exception {
             List<List<ExsBench.Latency>> runs = runs(this::measure);
-            List<ExsBench.Latency> first = runs.get(0);
-            List<String> names = first.stream().map(ExsBench.Latency::series).toList();
-            List<Integer> bytes = first.stream().map(ExsBench.Latency::bytes).toList();
             List<ExsBench.Latency> points = new ArrayList<>();
             List<String> rows = new ArrayList<>();
-            for (int i = 0; i < first.size(); i++) {
-                ExsBench.Latency point = new ExsBench.Latency(names.get(i), bytes.get(i),
+            for (int i = 0; i < runs.get(0).size(); i++) {
+                ExsBench.Latency point = new ExsBench.Latency(runs.get(0).get(i).series(), runs.get(0).get(i).bytes(),
                         median(runs, i, ExsBench.Latency::usec));
                 points.add(point);
-                int normal = names.get(i).startsWith("EXS")
-                        ? indexOf(names, bytes, "EXS normal over " + transportOf(names.get(i)), bytes.get(i)) : -1;
-                String ratio = normal < 0 ? "" : String.format("%.2f", ratio(runs, i, normal, ExsBench.Latency::usec));
+                String ratio = ratioColumn(runs, i, ExsBench.Latency::series, ExsBench.Latency::bytes,
+                        "EXS normal over ", ExsBench.Latency::usec);
                 rows.add(String.format("%-28s %10d %12.2f %12s", point.series(), point.bytes(), point.usec(), ratio));
             }
             print(points, String.format("%-28s %10s %12s %12s", "series", "#bytes", "usec", "of normal"), rows);
