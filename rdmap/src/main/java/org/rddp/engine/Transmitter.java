@@ -173,7 +173,7 @@ final class Transmitter {
         int headerLength = tagged ? TAGGED : UNTAGGED;
         int room = s.llp.mulpdu() - headerLength;
         do {
-            int count = (int) Math.min(room, total - work.sent);
+            int count = payload(room, headerLength, total - work.sent);
             boolean last = work.sent + count == total;
             s.tx.bind(s.header, 0, headerLength);
             if (tagged) {
@@ -196,6 +196,23 @@ final class Transmitter {
         s.current = null;
         finish(work, WcStatus.SUCCESS, total);
         return true;
+    }
+
+    /**
+     * The payload of a message's next segment (RFC 5041 §5.2 leaves the cut to the sender): all of what is left when
+     * it fits one segment; otherwise, when the LLP's packet has room for at least a quarter of a full segment, what
+     * fills that room, so that the packet leaves full ({@link LlpStream#packetRoom}); otherwise a full segment. A
+     * message takes at most one segment more than full segments would.
+     *
+     * @param full the payload of a full segment
+     * @param left the message's octets not yet sent
+     */
+    int payload(int full, int headerLength, long left) {
+        if (left <= full) {
+            return (int) left;
+        }
+        int fill = s.llp.packetRoom() - headerLength;
+        return fill >= full / 4 && fill < full ? fill : full;
     }
 
     /** Points {@link #target} at {@code count} octets of the work's elements from {@code position}. */
@@ -244,7 +261,7 @@ final class Transmitter {
         int room = s.llp.mulpdu() - TAGGED;
         int control = RdmapControl.encode(RdmapOpcode.RDMA_READ_RESPONSE);
         do {
-            int count = (int) Math.min(room, read.size - read.sent);
+            int count = payload(room, TAGGED, read.size - read.sent);
             boolean last = read.sent + count == read.size;
             s.tx.bind(s.header, 0, TAGGED).writeTagged(last, control, read.sinkStag, read.sinkTo + read.sent);
             if (count > 0) {

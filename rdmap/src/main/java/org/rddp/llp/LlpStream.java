@@ -25,6 +25,18 @@ public interface LlpStream {
     /** Largest DDP segment, header included, that {@link #send} accepts now. At least 128 (RFC 5044 §4.5). */
     int mulpdu();
 
+    /**
+     * The largest DDP segment, header included, that would still join the packet the LLP is filling with the segments
+     * sent since its last {@link #flush} ({@link #mulpdu()} when it starts a packet, or when its segments never share
+     * one). SCTP bundles a burst's segments into packets, each a whole DATA chunk (RFC 5043 §9 forbids fragmenting
+     * them): a message longer than one segment whose first segment is cut to this size leaves no packet part-filled
+     * behind the previous message's last segment. A hint: {@link #send} still takes any segment up to
+     * {@link #mulpdu()}. Owner thread.
+     */
+    default int packetRoom() {
+        return mulpdu();
+    }
+
     /** Starts delivery to {@code sink}; called once, on the owner thread. */
     void start(LlpSink sink);
 

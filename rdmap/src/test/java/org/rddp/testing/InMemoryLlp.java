@@ -73,6 +73,7 @@ public final class InMemoryLlp implements LlpStream {
     private long segmentsSent;
     private long writes;
     private volatile boolean gathers = true;
+    private volatile java.util.function.IntSupplier packetRoom;
 
     private InMemoryLlp(Loop loop, LlpParameters parameters, int mulpdu, int capacity) {
         this.loop = loop;
@@ -166,6 +167,18 @@ public final class InMemoryLlp implements LlpStream {
         for (Slot slot = held.poll(); slot != null; slot = held.poll()) {
             peer.receive(slot);
         }
+    }
+
+    /** Its MULPDU, as a stream that never packs segments into shared packets, unless a test said otherwise. */
+    @Override
+    public int packetRoom() {
+        java.util.function.IntSupplier room = packetRoom;
+        return room == null ? mulpdu : room.getAsInt();
+    }
+
+    /** This end reports what {@code room} says as its {@linkplain #packetRoom packet room}, asked on its loop. */
+    public void packetRoom(java.util.function.IntSupplier room) {
+        packetRoom = room;
     }
 
     /** As MPA's stream, unless a test said otherwise ({@link #sendEachAtOnce}). */

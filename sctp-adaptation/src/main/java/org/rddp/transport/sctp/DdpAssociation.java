@@ -61,6 +61,8 @@ final class DdpAssociation {
     private Session heldBy;
     /** The socket bundles now (a burst is being sent). */
     private boolean bundling;
+    /** The packet the stack is filling with the burst's chunks. Owner thread. */
+    private final PacketFill fill;
     private final SctpSocket.ReceivedMessage message = new SctpSocket.ReceivedMessage();
     private final AtomicBoolean pollScheduled = new AtomicBoolean();
     private final Runnable pollTask = () -> {
@@ -104,6 +106,7 @@ final class DdpAssociation {
         this.receiveBuffer = arena.allocate(maxChunk + 4096L, 8);
         this.sendBuffer = arena.allocate(maxChunk, 8);
         this.heldBuffer = arena.allocate(maxChunk, 8);
+        this.fill = new PacketFill(maxChunk);
         this.sessions = new Session[socket.streams()];
     }
 
@@ -300,6 +303,9 @@ final class DdpAssociation {
      * @return whether nothing is held any more (false: the socket is full, the segment waits for room)
      */
     private boolean sendHeld(boolean moreFollows) {
+        if (!moreFollows) {
+            fill.flushed(); // the stack sends all it held with this one
+        }
         if (heldLength == 0 || down) {
             return true;
         }
@@ -480,6 +486,7 @@ final class DdpAssociation {
                 int sent = socket.send(sendBuffer, 0, octets.length, streamId, ppid, true);
                 if (sent != SctpSocket.WOULD_BLOCK) {
                     tap.chunk(DdpAssociation.this, true, streamId, ppid, true, sendBuffer, octets.length);
+                    fill.flushed(); // it left at once, bundling off: the next chunk starts a packet
                 }
                 return sent;
             } catch (IOException e) {
@@ -528,6 +535,11 @@ final class DdpAssociation {
         }
 
         @Override
+        public int packetRoom() {
+            return fill.room() - DdpSctp.DDP_SSN_LENGTH;
+        }
+
+        @Override
         public void start(LlpSink newSink) {
             sink = newSink; // on the loop, before the next chunk is dispatched
             started();
@@ -571,6 +583,7 @@ final class DdpAssociation {
             heldLength = length;
             heldStream = streamId;
             heldBy = this;
+            fill.add(length);
             txSsn = (txSsn + 1) & 0xFFFF;
             return SENT;
         }
