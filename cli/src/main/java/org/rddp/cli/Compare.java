@@ -187,6 +187,10 @@ final class Compare {
     /** Octets a bandwidth warm-up moves (100..20000 messages), and a point when no rate is known. */
     private static final long DEFAULT_BYTES = 32L << 20;
     private static final int WARM_UP_ROUND_TRIPS = 200;
+    /** The least share of a point's time a warm-up lasts when points are sized by time. */
+    static final double WARM_UP_SHARE = 0.25;
+    /** The most bandwidth runs one warm-up makes. */
+    static final int WARM_UP_RUNS = 4;
     static final String LATENCY = "latency";
     /** Where the in-process comparison runs. */
     static final String IN_PROCESS = "both ends in one process, loopback";
@@ -217,17 +221,15 @@ final class Compare {
      * Runs {@code plan} through {@code measure}, saying what it is at through {@code progress}. First every series at
      * every size once, unmeasured: the JIT compiles each size's path (a 64 KiB Write is not a 4 KiB one) outside the
      * measured points, and the rate seen sizes each bandwidth point to last {@link Plan#secondsPerPoint()}, so that a
-     * point measures the steady state, not connection start and ramp-up. Then every point {@link Plan#repeat()}
-     * times; the median is reported.
+     * point measures the steady state, not connection start and ramp-up ({@link #warmUp}). Then every point
+     * {@link Plan#repeat()} times; the median is reported.
      */
     static Results run(Plan plan, Measure measure, String setup, Consumer<String> progress) throws Exception {
         Map<String, Double> warmRates = new java.util.HashMap<>();
         progress.accept("compare: warming up every series at every size, not measured");
         for (int size : plan.sizes()) {
             for (Series series : plan.series()) {
-                PerfResult.Bandwidth warm = (PerfResult.Bandwidth) measure.run(new Task(series, BANDWIDTH, size,
-                        Math.clamp(DEFAULT_BYTES / size, 100, 20_000)));
-                warmRates.put(series + "/" + size, warm.averageMbps() * (1 << 20));
+                warmRates.put(series + "/" + size, warmUp(plan, measure, series, size));
                 if (size <= plan.latencyMax()) {
                     measure.run(new Task(series, LATENCY, size, Math.min(WARM_UP_ROUND_TRIPS,
                             plan.latencyIterations())));
@@ -255,6 +257,32 @@ final class Compare {
         measured.forEach((key, results) -> points.add(point(key, results)));
         return new Results(setup, plan.sctpStack() == null ? null : plan.sctpStack().name(), plan.sizes(),
                 plan.repeat(), points);
+    }
+
+    /**
+     * Warms {@code series} up at {@code size} and returns the rate it reached, in octets a second. A first run moves
+     * {@link #DEFAULT_BYTES} (100..20,000 messages); when points are sized by time, a warm-up shorter than
+     * {@link #WARM_UP_SHARE} of a point runs again, longer, up to {@link #WARM_UP_RUNS} times: 20,000 messages of
+     * 64 B take milliseconds, mostly start-up, and their rate sized the points at a tenth of a second or less.
+     */
+    static double warmUp(Plan plan, Measure measure, Series series, int size) throws Exception {
+        long iterations = Math.clamp(DEFAULT_BYTES / size, 100, 20_000);
+        double rate = rate(measure.run(new Task(series, BANDWIDTH, size, iterations)));
+        if (plan.bandwidthBytes() > 0) {
+            return rate; // the points have a volume of their own
+        }
+        double goal = WARM_UP_SHARE * plan.secondsPerPoint();
+        for (int run = 1; run < WARM_UP_RUNS && (double) iterations * size / rate < goal
+                && iterations < Task.MAX_ITERATIONS; run++) {
+            iterations = Math.min(Task.MAX_ITERATIONS, Math.max(2 * iterations, (long) (rate * goal / size)));
+            rate = rate(measure.run(new Task(series, BANDWIDTH, size, iterations)));
+        }
+        return rate;
+    }
+
+    /** A bandwidth result's rate in octets a second. */
+    private static double rate(PerfResult result) {
+        return ((PerfResult.Bandwidth) result).averageMbps() * (1 << 20);
     }
 
     private static String key(Series series, String kind, int size) {
