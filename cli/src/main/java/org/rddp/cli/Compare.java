@@ -219,7 +219,7 @@ final class Compare {
 
     /**
      * Runs {@code plan} through {@code measure}, saying what it is at through {@code progress}. First every series at
-     * every size once, unmeasured: the JIT compiles each size's path (a 64 KiB Write is not a 4 KiB one) outside the
+     * every size, unmeasured: the JIT compiles each size's path (a 64 KiB Write is not a 4 KiB one) outside the
      * measured points, and the rate seen sizes each bandwidth point to last {@link Plan#secondsPerPoint()}, so that a
      * point measures the steady state, not connection start and ramp-up ({@link #warmUp}). Then every point
      * {@link Plan#repeat()} times; the median is reported.
