@@ -28,6 +28,8 @@ public final class SendWork {
     WcStatus status;
     long byteLength;
     boolean internal;
+    /** Finished while the LLP held a payload: its completion waits until the LLP let go of them. */
+    boolean held;
 
     /** A slot with room for {@code maxSge} elements. */
     public SendWork(int maxSge) {
@@ -40,5 +42,6 @@ public final class SendWork {
         status = WcStatus.SUCCESS;
         byteLength = 0;
         internal = false;
+        held = false;
     }
 }

@@ -25,6 +25,8 @@ final class Transmitter {
     Receiver receiver;
     Termination termination;
     RdmapEngine engine;
+    /** Works finished while the LLP held a payload ({@link SendWork#held}), since it last let go of them all. */
+    private int heldWorks;
 
     Transmitter(EngineState s) {
         this.s = s;
@@ -56,10 +58,33 @@ final class Transmitter {
         drain();
     }
 
-    /** Sends what the queues and the peer's Read Requests allow, then has the LLP send what it held back. */
+    /**
+     * Sends what the queues and the peer's Read Requests allow, then has the LLP send what it held back, and reports
+     * the sends it no longer reads ({@link LlpStream#holdsPayload}).
+     */
+    @SuppressWarnings("checkstyle:IllegalCatch") // rethrown: the engine fails the stream
     void drain() {
         transmit();
-        s.llp.flush();
+        try {
+            s.llp.flush();
+        } catch (RuntimeException e) {
+            // a held payload's memory failed: the LLP dropped what it held, so the sends finished since are not
+            for (SendWork work : s.inOrder) {
+                if (work.held) {
+                    work.done = false;
+                }
+            }
+            throw e;
+        }
+        if (!s.llp.holdsPayload()) {
+            reportCompletions();
+            if (heldWorks > 0) { // what stays unreported (behind a Read) went out: a later failure is not theirs
+                for (SendWork work : s.inOrder) {
+                    work.held = false;
+                }
+                heldWorks = 0;
+            }
+        }
     }
 
     void transmit() {
@@ -230,6 +255,13 @@ final class Transmitter {
         if (offset + count <= Integer.toUnsignedLong(work.sges.length[element])) {
             return resolveLocal(work, element, offset, count, s.target);
         }
+        if (s.llp.holdsPayload()) { // the last segment gathered may be held where it lies, in the gather buffer
+            s.llp.flush();
+            if (s.llp.holdsPayload()) {
+                s.backPressured = true; // onWritable follows once the LLP let go of it
+                return false;
+            }
+        }
         int copied = 0;
         while (copied < count) {
             int take = (int) Math.min(count - copied, Integer.toUnsignedLong(work.sges.length[element]) - offset);
@@ -307,7 +339,12 @@ final class Transmitter {
         work.done = true;
         work.status = status;
         work.byteLength = byteLength;
-        reportCompletions();
+        if (s.llp.holdsPayload()) {
+            work.held = true; // reported once the LLP no longer reads what it was given (drain, onWritable)
+            heldWorks++;
+        } else {
+            reportCompletions();
+        }
     }
 
     /** Reports finished work in send-queue order (RFC 5040 §5.5: local completions in submission order). */

@@ -28,7 +28,10 @@ public interface LlpSink {
      */
     void onSegment(MemorySegment buffer, long offset, int length, boolean payloadPlaced);
 
-    /** There is room again after {@link LlpStream#BACK_PRESSURED}. */
+    /**
+     * There is room again after {@link LlpStream#BACK_PRESSURED}, or the transport took what the stream held when
+     * a {@link LlpStream#flush} left some of it behind.
+     */
     void onWritable();
 
     /**

@@ -42,7 +42,8 @@ public interface LlpStream {
 
     /**
      * Sends one DDP segment made of {@code headerLength} octets of header followed by {@code payloadLength}
-     * octets of payload (gathered; the LLP copies or transmits both before returning {@link #SENT}). Owner thread.
+     * octets of payload (gathered). The LLP copies or transmits the header before returning {@link #SENT}; the
+     * payload too, unless it {@linkplain #holdsPayload holds} it to send where it lies. Owner thread.
      *
      * @return {@link #SENT}, {@link #BACK_PRESSURED} or {@link #CLOSED}
      */
@@ -56,6 +57,18 @@ public interface LlpStream {
      */
     default void flush() {
         // nothing is held back
+    }
+
+    /**
+     * Whether the LLP still reads payload memory that {@link #send} took: it sends some payloads where they lie,
+     * not copied, and has not handed all of them to its transport yet. The engine reports no send complete while
+     * this holds (the application may reuse a completed send's memory at once), and does not put a payload into
+     * memory of its own that a held one may still lie in. A {@link #flush} that the transport takes whole ends it;
+     * otherwise it ends by the time the LLP calls {@link LlpSink#onWritable()}, or when the stream goes down. Owner
+     * thread.
+     */
+    default boolean holdsPayload() {
+        return false;
     }
 
     /**

@@ -15,7 +15,7 @@ import java.util.zip.CRC32C;
  *
  * <p>A sending stream frames through {@link #frame(MemorySegment, long, int, MemorySegment, long, int, ByteBuffer)},
  * which takes the DDP segment's header and payload where they lie, or, for an FPDU whose payload is sent in place
- * (without Markers), {@link #frameAround} builds the parts before and after it.
+ * (without Markers), {@link #frameAround} builds the parts before and after it, one after the other.
  */
 public final class MpaFramer {
     private final boolean markers;
@@ -126,12 +126,19 @@ public final class MpaFramer {
     }
 
     /**
-     * For an FPDU whose payload leaves in place (a gathering write), without Markers: puts the ULPDU_Length and the
-     * {@code headerLength}-octet header into {@code head}, and PAD and CRC into {@code tail}, the CRC covering head,
-     * {@code body} (the payload, position to limit) and PAD; every buffer is left flipped, ready to write.
+     * For an FPDU whose payload leaves in place (a gathering write), without Markers: frames around {@code body} (the
+     * payload, position to limit, left as it was) into {@code destination} at its position — the 2-octet
+     * ULPDU_Length and the {@code headerLength}-octet header, then at once PAD and the CRC, which covers those, the
+     * body and PAD — and advances the position past the CRC. On the wire the FPDU is the destination's octets from
+     * the old position to the returned index, the body, then the destination's octets from that index to the new
+     * position.
+     *
+     * @return the index in {@code destination} where the head ends and PAD begins
+     * @throws IllegalArgumentException if the ULPDU exceeds 64768 octets or {@code destination} has no room for
+     *                                  the head and tail; nothing is written then
      */
-    public void frameAround(MemorySegment header, long headerOffset, int headerLength, ByteBuffer body,
-            ByteBuffer head, ByteBuffer tail) {
+    public int frameAround(MemorySegment header, long headerOffset, int headerLength, ByteBuffer body,
+            ByteBuffer destination) {
         if (markers) {
             throw new IllegalStateException("an FPDU with Markers is framed whole: Markers fall inside its payload");
         }
@@ -140,28 +147,33 @@ public final class MpaFramer {
             throw new IllegalArgumentException("ULPDU of " + ulpduLength + " octets exceeds " + MpaFpdu.MAX_ULPDU
                     + " (RFC 5044 §3)");
         }
-        head.clear(); // its memory from index 0: the view below starts at the position
-        MemorySegment.copy(header, headerOffset, MemorySegment.ofBuffer(head), MpaFpdu.ULPDU_LENGTH_LENGTH,
+        int start = destination.position();
+        int split = start + MpaFpdu.ULPDU_LENGTH_LENGTH + headerLength;
+        int end = split + MpaFpdu.padLength(ulpduLength);
+        if (destination.limit() < end + MpaFpdu.CRC_LENGTH) {
+            throw new IllegalArgumentException("head and tail need " + (end + MpaFpdu.CRC_LENGTH - start)
+                    + " octets, destination has " + destination.remaining());
+        }
+        destination.putShort(start, (short) ulpduLength);
+        MemorySegment.copy(header, headerOffset, memoryOf(destination), start + MpaFpdu.ULPDU_LENGTH_LENGTH,
                 headerLength);
-        head.putShort(0, (short) ulpduLength);
-        head.limit(MpaFpdu.ULPDU_LENGTH_LENGTH + headerLength).position(0);
-        tail.clear();
-        for (int pad = MpaFpdu.padLength(ulpduLength); pad > 0; pad--) {
-            tail.put((byte) 0);
+        for (int at = split; at < end; at++) {
+            destination.put(at, (byte) 0);
         }
         int value = 0;
         if (crcEnabled) {
+            int limit = destination.limit();
             crc.reset();
-            update(head);
+            crc.update(destination.limit(split).position(start));
             update(body);
-            int padEnd = tail.position();
-            update(tail.flip());
-            tail.limit(tail.capacity()).position(padEnd);
+            crc.update(destination.limit(end).position(split));
+            destination.limit(limit);
             value = (int) crc.getValue();
         }
-        MpaFpdu.putCrcField(tail, tail.position(), value);
-        tail.limit(tail.position() + MpaFpdu.CRC_LENGTH).position(0);
+        MpaFpdu.putCrcField(destination, end, value);
+        destination.position(end + MpaFpdu.CRC_LENGTH);
         position += MpaFpdu.fpduLength(ulpduLength);
+        return split;
     }
 
     /**

@@ -38,11 +38,13 @@ class MpaFramerTest {
         assertThat(written).isEqualTo(whole.capacity());
         assertThat(parts.position()).isEqualTo(8 + written);
 
-        ByteBuffer head = ByteBuffer.allocateDirect(2 + headerLength);
-        ByteBuffer tail = ByteBuffer.allocateDirect(8);
-        new MpaFramer(false, crc).frameAround(MemorySegment.ofArray(header), 0, headerLength,
-                ByteBuffer.wrap(payload), head, tail);
-        ByteBuffer around = ByteBuffer.allocate(whole.capacity()).put(head).put(ByteBuffer.wrap(payload)).put(tail);
+        ByteBuffer framed = ByteBuffer.allocateDirect(8 + 2 + headerLength + 7).position(5); // not at the start
+        ByteBuffer body = ByteBuffer.wrap(payload);
+        int split = new MpaFramer(false, crc).frameAround(MemorySegment.ofArray(header), 0, headerLength, body,
+                framed);
+        assertThat(body.position()).as("the body is left as it was").isZero();
+        ByteBuffer around = ByteBuffer.allocate(whole.capacity()).put(framed.duplicate().limit(split).position(5))
+                .put(body).put(framed.duplicate().flip().position(split));
 
         byte[] expected = octets(whole.flip());
         assertThat(octets(parts.flip().position(8))).isEqualTo(expected);

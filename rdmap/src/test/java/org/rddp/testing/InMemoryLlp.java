@@ -28,6 +28,9 @@ import org.rddp.loop.Loop;
  * <li>{@link #reorderTagged}: the receiving end places tagged payload out of order, ahead of delivery, as an
  * LLP with unordered delivery may (RFC 5043 §10);</li>
  * <li>{@link #stall()} / {@link #resume()}: this end stops taking segments in, so the peer backs up.</li>
+ * <li>{@link #holdPayloads()}, {@link #stallWrites()} / {@link #releaseWrites()}: this end reads payloads where they
+ * lie when it flushes, as MPA does with the large FPDUs it frames around, and can be made to keep them, as a TCP
+ * that takes nothing keeps them in MPA's stream.</li>
  * </ul>
  */
 public final class InMemoryLlp implements LlpStream {
@@ -38,6 +41,9 @@ public final class InMemoryLlp implements LlpStream {
         final MemorySegment data;
         int length;
         boolean placed;
+        /** With {@link #holdPayloads}: the payload, read where it lies when the slot leaves; null once copied. */
+        MemorySegment payload;
+        int headerLength;
 
         Slot(int capacity) {
             data = MemorySegment.ofArray(new byte[capacity]);
@@ -73,6 +79,9 @@ public final class InMemoryLlp implements LlpStream {
     private long segmentsSent;
     private long writes;
     private volatile boolean gathers = true;
+    private volatile boolean holdPayloads;
+    private volatile boolean writesStalled;
+    private int heldPayloads;
     private volatile java.util.function.IntSupplier packetRoom;
 
     private InMemoryLlp(Loop loop, LlpParameters parameters, int mulpdu, int capacity) {
@@ -136,6 +145,10 @@ public final class InMemoryLlp implements LlpStream {
         if (down || outputClosed) {
             return CLOSED;
         }
+        if (writesStalled && !held.isEmpty()) {
+            pressured = true; // as MPA's stream behind what TCP did not take: room comes with releaseWrites()
+            return BACK_PRESSURED;
+        }
         Slot slot = peer.free.poll();
         if (slot == null) {
             pressured = true;
@@ -146,27 +159,88 @@ public final class InMemoryLlp implements LlpStream {
             pressured = false;
         }
         MemorySegment.copy(header, headerOffset, slot.data, 0, headerLength);
-        MemorySegment.copy(payload, payloadOffset, slot.data, headerLength, payloadLength);
         slot.length = headerLength + payloadLength;
         slot.placed = false;
-        Consumer<MemorySegment> mutation = corruption;
-        if (mutation != null) {
-            corruption = null;
-            mutation.accept(slot.data.asSlice(0, slot.length));
+        slot.headerLength = headerLength;
+        if (holdPayloads && payloadLength > 0) {
+            slot.payload = payload.asSlice(payloadOffset, payloadLength);
+            heldPayloads++;
+        } else {
+            MemorySegment.copy(payload, payloadOffset, slot.data, headerLength, payloadLength);
+            mutate(slot);
         }
         segmentsSent++;
         held.add(slot);
         return SENT;
     }
 
-    @Override
-    public void flush() {
-        if (!held.isEmpty()) {
-            writes++;
+    private void mutate(Slot slot) {
+        Consumer<MemorySegment> mutation = corruption;
+        if (mutation != null) {
+            corruption = null;
+            mutation.accept(slot.data.asSlice(0, slot.length));
         }
+    }
+
+    /**
+     * Sends what {@link #send} held, reading the held payloads now; with {@link #stallWrites} it keeps them all. A
+     * payload whose memory fails drops everything held, and the failure goes up, as from MPA's stream.
+     */
+    @Override
+    @SuppressWarnings("checkstyle:IllegalCatch") // rethrown, once nothing is held
+    public void flush() {
+        if (writesStalled || held.isEmpty()) {
+            return;
+        }
+        writes++;
+        try {
+            for (Slot slot : held) {
+                if (slot.payload != null) {
+                    MemorySegment.copy(slot.payload, 0, slot.data, slot.headerLength, slot.payload.byteSize());
+                    slot.payload = null;
+                    mutate(slot);
+                }
+            }
+        } catch (RuntimeException e) {
+            for (Slot slot = held.poll(); slot != null; slot = held.poll()) {
+                slot.payload = null;
+                peer.free.offer(slot);
+            }
+            heldPayloads = 0;
+            throw e;
+        }
+        heldPayloads = 0;
         for (Slot slot = held.poll(); slot != null; slot = held.poll()) {
             peer.receive(slot);
         }
+    }
+
+    /** Whether this end holds payloads it has not read yet ({@link #holdPayloads}). */
+    @Override
+    public boolean holdsPayload() {
+        return heldPayloads > 0;
+    }
+
+    /** From now on this end keeps a view of each payload and reads it when it flushes. Before the stream starts. */
+    public void holdPayloads() {
+        holdPayloads = true;
+    }
+
+    /** This end's flushes keep what is held, and sends push back, until {@link #releaseWrites()}. */
+    public void stallWrites() {
+        writesStalled = true;
+    }
+
+    /**
+     * Ends {@link #stallWrites()}: the sink hears that there is room, and its next flush sends what is held (as MPA's
+     * stream does once TCP takes what it kept). Any thread.
+     */
+    public void releaseWrites() {
+        loop.execute(() -> {
+            writesStalled = false;
+            pressured = false;
+            writable();
+        });
     }
 
     /** Its MULPDU, as a stream that never packs segments into shared packets, unless a test said otherwise. */

@@ -24,13 +24,14 @@ import org.rddp.verbs.Counters;
  * by the tested codec only: {@link MpaFramer} and {@link MpaDeframer}, Markers a mode of each.
  *
  * <p>Sending: an FPDU with up to {@value #STAGED_PAYLOAD} octets of payload (or any, with Markers) is framed whole
- * into the pending buffer (one copy, CRC32c computed over it there) and held until the engine {@linkplain #flush()
- * flushes} or the buffer fills, so that the FPDUs of a message cut to the MULPDU of a 1500-octet path (about 1.4 KiB
- * each), or many small messages, leave in one write rather than a system call each. A larger FPDU is framed around its
- * payload ({@link MpaFramer#frameAround}): the 2-octet ULPDU_Length and the segment's header in one small buffer, the
- * payload as a view of the registered memory, PAD and CRC in another, one gathering write together with what is
- * held, no copy unless TCP takes only part of it (the rest is copied to the pending buffer, and the stream pushes back
- * until the socket took it).
+ * into the pending buffer (one copy, CRC32c computed over it there); a larger one is framed around its payload
+ * ({@link MpaFramer#frameAround}): the 2-octet ULPDU_Length and the segment's header, then PAD and CRC, go into the
+ * pending buffer and the payload stays where it lies in registered memory. Either way the FPDU is held until the
+ * engine {@linkplain #flush() flushes} (or the buffer fills), and what is held leaves in one gathering write: the
+ * FPDUs of a message cut to the MULPDU of a 1500-octet path (about 1.4 KiB each), many small messages, or the 64 KiB
+ * FPDUs of a 1 MiB Write, rather than a system call each. A payload left in place is read until TCP has taken it
+ * ({@link #holdsPayload}): the engine reports its send complete only then. What TCP does not take stays held, as it
+ * is, and the stream pushes back until the socket took it.
  *
  * <p>Receiving: reads go into the loop's read buffer, shared by every stream on the loop; the deframer hands each FPDU
  * that lies whole in it to DDP where it lies once its CRC is checked, and keeps a copy of one cut short by the end of
@@ -44,9 +45,11 @@ import org.rddp.verbs.Counters;
  */
 final class MpaStream implements LlpStream, SelectorPoller.Handler {
     static final int PENDING_CAPACITY = 1 << 17;
+    /** Parts of one gathering write: fewer than Linux's IOV_MAX (1024), so that one {@code writev} takes them all. */
+    private static final int MOST_PARTS = 512;
     private static final int LARGEST_HEADER = 512;
     /** Payloads up to this size are copied into the pending buffer with their header and held for one write. */
-    private static final int STAGED_PAYLOAD = 16 * 1024;
+    private static final int STAGED_PAYLOAD = 8 * 1024;
     private static final AtomicInteger NAMES = new AtomicInteger();
 
     private final SocketChannel channel;
@@ -59,11 +62,27 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
     private SelectionKey key;
     private final String name;
 
-    private final ByteBuffer head = ByteBuffer.allocateDirect(MpaFpdu.ULPDU_LENGTH_LENGTH + LARGEST_HEADER);
-    private final ByteBuffer tail = ByteBuffer.allocateDirect(8);
-    private final ByteBuffer[] gather = new ByteBuffer[4];
-    /** What is to be written, in stream order: held FPDUs, or what TCP did not take yet ({@link #pendingWrites}). */
+    /**
+     * The octets this side frames, from index 0 in stream order: staged FPDUs, and the heads and tails of the FPDUs
+     * framed around their payloads; the position is where the next one goes.
+     */
     private final ByteBuffer pending = ByteBuffer.allocateDirect(PENDING_CAPACITY);
+    /**
+     * What the next write sends, in stream order, from {@link #first} to {@link #count}: views of {@link #pending}
+     * and of the payloads framed around; each view's position says how much of it TCP took.
+     */
+    private final ByteBuffer[] parts = new ByteBuffer[MOST_PARTS];
+    /** Views of {@link #pending}, made as they are first needed and used again after every write that took all. */
+    private final ByteBuffer[] regions = new ByteBuffer[MOST_PARTS / 2 + 1];
+    private int regionsUsed;
+    private int first;
+    private int count;
+    /** Whether the last part is a view of {@link #pending}, which the next staged octets extend. */
+    private boolean lastIsRegion;
+    /** Payload views among the parts: memory this stream reads until TCP took it ({@link #holdsPayload}). */
+    private int payloads;
+    /** Whether TCP took part of what is held: the wire may end inside an FPDU. */
+    private boolean partlyWritten;
     private final MpaFramer framer;
     private final MpaDeframer deframer;
 
@@ -74,7 +93,7 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
     private boolean closing;
     private boolean outputShut;
     private boolean wantWritable;
-    /** TCP did not take all of {@link #pending}: the stream waits for room, and sends push back. */
+    /** TCP did not take all that is held: the stream waits for room, and sends push back. */
     private boolean pendingWrites;
     /** Octets read and written so far: whether a look at the socket did anything. Loop thread. */
     private long octetsMoved;
@@ -146,14 +165,14 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
         }
         long before = octetsMoved;
         try {
-            if (pending.position() > 0) {
-                writePending();
+            if (held()) {
+                writeOutHere();
             }
             readAll();
             if (down) {
                 return 1;
             }
-            if (pending.position() == 0) {
+            if (!held()) {
                 if (closing && !outputShut) {
                     channel.shutdownOutput(); // everything sent: the FIN follows it (RFC 5044 §7.2)
                     outputShut = true;
@@ -232,8 +251,8 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
         if (!closing) {
             // the peer's FIN: its side is done (RFC 5044 §7.2); close ours after what is pending
             closing = true;
-            if (pending.position() > 0) {
-                writePending();
+            if (held()) {
+                writeOutHere();
             }
             if (!outputShut) {
                 channel.shutdownOutput();
@@ -273,43 +292,75 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
             wantWritable = true;
             return BACK_PRESSURED;
         }
-        // room for the whole FPDU: a staged one is framed there, and of a larger one TCP may take nothing
-        int room = makeRoom(framer.wireLength(ulpduLength));
-        if (room != SENT) {
-            return room;
+        boolean staged = markersOut || payloadLength <= STAGED_PAYLOAD;
+        int room = staged ? framer.wireLength(ulpduLength) : MpaFpdu.ULPDU_LENGTH_LENGTH + headerLength
+                + MpaFpdu.padLength(ulpduLength) + MpaFpdu.CRC_LENGTH;
+        if (pending.remaining() < room || count + 3 > MOST_PARTS) {
+            int written = writeHeld();
+            if (written != SENT) {
+                return written;
+            }
         }
-        if (markersOut || payloadLength <= STAGED_PAYLOAD) {
-            int whole = pending.position();
+        int start = pending.position();
+        if (staged) {
             long markerPosition = framer.position();
             try {
                 framer.frame(header, headerOffset, headerLength, payload, payloadOffset, payloadLength, pending);
             } catch (RuntimeException e) {
                 // the payload's memory failed under the copy (its arena closed): no part of this FPDU goes out, so
                 // what the engine sends next (its Terminate) follows whole FPDUs
-                pending.position(whole);
+                pending.position(start);
                 framer.rewind(markerPosition);
                 throw e;
             }
+            addRegion(start, pending.position());
             return SENT; // held until flush (the Markers follow the stream's octets anyway)
         }
         ByteBuffer body = payload.asSlice(payloadOffset, payloadLength).asByteBuffer();
-        long before = framer.position();
-        framer.frameAround(header, headerOffset, headerLength, body, head, tail); // its CRC reads the payload
-        return writeBehindHeld(head, body, tail, before);
+        int split;
+        try {
+            if (!crc) {
+                body.get(body.position()); // memory already freed fails this send, as the CRC's read does
+            }
+            split = framer.frameAround(header, headerOffset, headerLength, body, pending);
+        } catch (RuntimeException e) {
+            pending.position(start); // as above; the framer moves on only once the FPDU is framed
+            throw e;
+        }
+        addRegion(start, split);
+        parts[count++] = body;
+        lastIsRegion = false;
+        payloads++;
+        addRegion(split, pending.position());
+        return SENT; // held until flush, the payload read where it lies
     }
 
-    /** Makes room for {@code wire} more octets in the pending buffer, writing what it holds if it must. */
-    private int makeRoom(int wire) {
-        return pending.remaining() >= wire ? SENT : writeHeld();
+    /** Adds {@code from} to {@code to} of {@link #pending} to what is held, after the last part. */
+    private void addRegion(int from, int to) {
+        if (lastIsRegion) {
+            parts[count - 1].limit(to); // it ends at from: the octets follow on
+            return;
+        }
+        ByteBuffer region = regions[regionsUsed];
+        if (region == null) {
+            region = pending.duplicate();
+            regions[regionsUsed] = region;
+        }
+        regionsUsed++;
+        region.limit(to).position(from);
+        parts[count++] = region;
+        lastIsRegion = true;
     }
 
-    /**
-     * Writes what the pending buffer holds; {@link #SENT} if TCP took it all, else the stream waits for room and
-     * pushes back.
-     */
+    /** Whether octets are held: framed and not yet taken by TCP. */
+    private boolean held() {
+        return first < count;
+    }
+
+    /** Writes what is held; {@link #SENT} if TCP took it all, else the stream waits for room and pushes back. */
     private int writeHeld() {
         try {
-            writePending();
+            writeOut();
         } catch (IOException e) {
             lost("TCP connection failed: " + e.getMessage());
             return CLOSED;
@@ -323,43 +374,72 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
     }
 
     /**
-     * Writes the held FPDUs and then an FPDU made of {@code parts}, in one gathering write; what TCP does not take
-     * stays in (or is copied to) the pending buffer, so the caller may reuse its memory once this returns, and the
-     * stream waits for room.
+     * Writes what is held, as much as TCP takes, in one gathering write; {@link #pendingWrites} says if some is left
+     * (the sink then hears {@link LlpSink#onWritable} once TCP took it all). A payload whose memory failed (its arena
+     * closed: the channel takes every part's memory before it writes any) drops all that is held and the failure goes
+     * up: what the engine sends next follows whole FPDUs, or, if TCP already took part of one, the connection is
+     * reset.
      */
-    @SuppressWarnings("checkstyle:IllegalCatch") // rethrown, once the stream is as it was
-    private int writeBehindHeld(ByteBuffer first, ByteBuffer second, ByteBuffer third, long framedFrom) {
-        pending.flip();
-        gather[0] = pending;
-        gather[1] = first;
-        gather[2] = second;
-        gather[3] = third;
+    @SuppressWarnings("checkstyle:IllegalCatch") // rethrown, once nothing is held
+    private void writeOut() throws IOException {
+        long written;
         try {
             writes++;
-            channel.write(gather);
-        } catch (IOException e) {
-            pending.clear();
-            lost("TCP connection failed: " + e.getMessage());
-            return CLOSED;
+            written = count - first == 1 ? channel.write(parts[first]) : channel.write(parts, first, count - first);
         } catch (RuntimeException e) {
-            // a part's memory failed (its arena closed): the channel takes every part's memory before it writes any,
-            // so nothing went out; the held FPDUs stay held, and the framer forgets this one
-            pending.position(pending.limit()).limit(pending.capacity());
-            framer.rewind(framedFrom);
+            boolean cut = partlyWritten;
+            release();
+            if (cut) {
+                lost("the memory of a payload being sent failed: " + e);
+            }
             throw e;
-        } finally {
-            gather[2] = null; // a view of registered memory: not kept past the call
         }
-        pending.compact(); // what TCP did not take of the held FPDUs moves to the front
-        pending.put(first).put(second).put(third);
-        pendingWrites = pending.position() > 0;
-        if (pendingWrites) {
-            watch();
+        octetsMoved += written;
+        while (first < count && !parts[first].hasRemaining()) {
+            parts[first++] = null;
         }
-        return SENT;
+        if (held()) {
+            pendingWrites = true;
+            partlyWritten = true;
+            wantWritable = true; // the engine reports the sends whose payloads are held once TCP took them
+        } else {
+            release();
+        }
     }
 
-    /** FPDUs held until {@link #flush} leave in one {@code writev}. */
+    /**
+     * {@link #writeOut} on the stream's own turn, where the engine is not the caller: a payload whose memory failed
+     * resets the connection, and the engine hears it lost.
+     */
+    @SuppressWarnings("checkstyle:IllegalCatch") // the failure ends the connection, which is how it is reported
+    private void writeOutHere() throws IOException {
+        try {
+            writeOut();
+        } catch (RuntimeException e) {
+            lost("the memory of a payload being sent failed: " + e);
+        }
+    }
+
+    /** Forgets what is held (written, or dropped), the payload views with it. */
+    private void release() {
+        java.util.Arrays.fill(parts, first, count, null);
+        first = 0;
+        count = 0;
+        regionsUsed = 0;
+        payloads = 0;
+        lastIsRegion = false;
+        partlyWritten = false;
+        pendingWrites = false;
+        pending.clear();
+    }
+
+    /** Whether a payload framed around is held: until TCP took it, its memory is read and its send not complete. */
+    @Override
+    public boolean holdsPayload() {
+        return payloads > 0;
+    }
+
+    /** FPDUs held until {@link #flush} leave in one gathering write. */
     @Override
     public boolean gathers() {
         return true;
@@ -368,18 +448,9 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
     /** Writes the held FPDUs (the engine stopped sending for now). Owner thread. */
     @Override
     public void flush() {
-        if (!down && !pendingWrites && pending.position() > 0) {
+        if (!down && !pendingWrites && held()) {
             writeHeld();
         }
-    }
-
-    /** Writes what the pending buffer holds, as much as TCP takes; {@link #pendingWrites} says if some is left. */
-    private void writePending() throws IOException {
-        pending.flip();
-        writes++;
-        octetsMoved += channel.write(pending);
-        pending.compact();
-        pendingWrites = pending.position() > 0;
     }
 
     /** How many writes the stream made to its socket so far. Loop thread, or once it is quiet. */
@@ -394,11 +465,11 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
         }
         closing = true;
         try {
-            if (pending.position() > 0 && !pendingWrites) {
-                writePending(); // the held FPDUs go before the FIN
+            if (held() && !pendingWrites) {
+                writeOutHere(); // the held FPDUs go before the FIN
                 watch();
             }
-            if (pending.position() == 0) {
+            if (!held() && !down) {
                 channel.shutdownOutput();
                 outputShut = true;
             }
@@ -447,6 +518,7 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
             idleCheck = null;
         }
         poller.deregister(this);
+        release(); // nothing more is written: no payload's memory is read any longer
         try {
             if (reset && channel.isOpen()) {
                 channel.setOption(StandardSocketOptions.SO_LINGER, 0);

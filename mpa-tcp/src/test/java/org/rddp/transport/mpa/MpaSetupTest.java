@@ -825,6 +825,36 @@ class MpaSetupTest {
     }
 
     /**
+     * A 1 MiB Send is some 16 FPDUs of 64 KiB, each framed around its payload where it lies; the stream holds them
+     * and hands them to TCP in one gathering write, where it made a system call each.
+     */
+    @Test
+    void theFpdusOfALargeMessageLeaveTogetherFromWhereTheyLie() throws Exception {
+        connect(manager(MpaOptions.defaults()), manager(MpaOptions.defaults()), options(HELLO, true, 1, 1),
+                new AcceptOptions(WELCOME, 1, 1));
+        exchange();
+        MpaStream stream = (MpaStream) initiator.qp.stream();
+        int size = 1 << 20;
+        MemoryRegion source = initiator.region(size);
+        MemoryRegion sink = responder.region(size);
+        for (int i = 0; i < size; i++) {
+            source.memory().set(ValueLayout.JAVA_BYTE, i, (byte) (i * 13 + i / 4099));
+        }
+        responder.postReceive(sink, 0, size, 10);
+        long before = stream.writes();
+        initiator.send(source, size, 11);
+        assertThat(initiator.completion(11).status()).isEqualTo(WcStatus.SUCCESS);
+        WorkCompletion received = responder.completion(10);
+        assertThat(received.status()).isEqualTo(WcStatus.SUCCESS);
+        assertThat(received.byteLength()).isEqualTo(size);
+        assertThat(sink.memory().mismatch(source.memory())).as("first octet that differs").isEqualTo(-1);
+        int fpdus = (size + stream.mulpdu() - DdpSegment.UNTAGGED_HEADER_LENGTH - 1)
+                / (stream.mulpdu() - DdpSegment.UNTAGGED_HEADER_LENGTH);
+        assertThat(stream.writes() - before).as("writes for %d FPDUs (more than one only where TCP's send buffer "
+                + "was full)", fpdus).isLessThan(fpdus / 2);
+    }
+
+    /**
      * The stream's loop reads its socket whether or not a consumer polls: a consumer that polled the queue empty and
      * then sleeps on its notification gets the next Send as soon as it arrives.
      */
