@@ -798,12 +798,34 @@ class MpaSetupTest {
      */
     @Test
     void theFpdusOfAMessageCutForAnEthernetPathLeaveInAFewWrites() throws Exception {
-        MpaOptions ethernet = MpaOptions.defaults().withMtu(1500);
-        connect(manager(ethernet), manager(ethernet), options(HELLO, true, 1, 1), new AcceptOptions(WELCOME, 1, 1));
+        Sent sent = sendOver(MpaOptions.defaults().withMtu(1500), 64 * 1024);
+        assertThat(sent.mulpdu()).isEqualTo(1500 - 40 - 12 - 6); // EMSS minus the FPDU's length, CRC and PAD
+        assertThat(sent.fpdus()).isGreaterThan(40);
+        assertThat(sent.writes()).as("writes for %d FPDUs (more than one only where TCP's send buffer was full)",
+                sent.fpdus()).isLessThan(sent.fpdus() / 4);
+    }
+
+    /**
+     * A 1 MiB Send is some 16 FPDUs of 64 KiB, each framed around its payload where it lies; the stream holds them
+     * and hands them to TCP in one gathering write, where it made a system call each.
+     */
+    @Test
+    void theFpdusOfALargeMessageLeaveTogetherFromWhereTheyLie() throws Exception {
+        Sent sent = sendOver(MpaOptions.defaults(), 1 << 20);
+        assertThat(sent.fpdus()).isGreaterThan(15);
+        assertThat(sent.writes()).as("writes for %d FPDUs (more than one only where TCP's send buffer was full)",
+                sent.fpdus()).isLessThan(sent.fpdus() / 2);
+    }
+
+    /** A Send of {@code size} octets that landed whole: the initiator stream's MULPDU, its FPDUs, and its writes. */
+    private record Sent(int mulpdu, int fpdus, long writes) {
+    }
+
+    /** Connects with {@code options} on both sides and Sends {@code size} patterned octets, which must land whole. */
+    private Sent sendOver(MpaOptions options, int size) throws Exception {
+        connect(manager(options), manager(options), options(HELLO, true, 1, 1), new AcceptOptions(WELCOME, 1, 1));
         exchange();
         MpaStream stream = (MpaStream) initiator.qp.stream();
-        assertThat(stream.mulpdu()).isEqualTo(1500 - 40 - 12 - 6); // EMSS minus the FPDU's length, CRC and PAD
-        int size = 64 * 1024;
         MemoryRegion source = initiator.region(size);
         MemoryRegion sink = responder.region(size);
         for (int i = 0; i < size; i++) {
@@ -816,42 +838,9 @@ class MpaSetupTest {
         WorkCompletion received = responder.completion(10);
         assertThat(received.status()).isEqualTo(WcStatus.SUCCESS);
         assertThat(received.byteLength()).isEqualTo(size);
-        assertThat(sink.memory().mismatch(source.memory())).isEqualTo(-1);
-        int fpdus = (size + stream.mulpdu() - DdpSegment.UNTAGGED_HEADER_LENGTH - 1)
-                / (stream.mulpdu() - DdpSegment.UNTAGGED_HEADER_LENGTH);
-        assertThat(fpdus).isGreaterThan(40);
-        assertThat(stream.writes() - before).as("writes for %d FPDUs (more than one only where TCP's send buffer "
-                + "was full)", fpdus).isLessThan(fpdus / 4);
-    }
-
-    /**
-     * A 1 MiB Send is some 16 FPDUs of 64 KiB, each framed around its payload where it lies; the stream holds them
-     * and hands them to TCP in one gathering write, where it made a system call each.
-     */
-    @Test
-    void theFpdusOfALargeMessageLeaveTogetherFromWhereTheyLie() throws Exception {
-        connect(manager(MpaOptions.defaults()), manager(MpaOptions.defaults()), options(HELLO, true, 1, 1),
-                new AcceptOptions(WELCOME, 1, 1));
-        exchange();
-        MpaStream stream = (MpaStream) initiator.qp.stream();
-        int size = 1 << 20;
-        MemoryRegion source = initiator.region(size);
-        MemoryRegion sink = responder.region(size);
-        for (int i = 0; i < size; i++) {
-            source.memory().set(ValueLayout.JAVA_BYTE, i, (byte) (i * 13 + i / 4099));
-        }
-        responder.postReceive(sink, 0, size, 10);
-        long before = stream.writes();
-        initiator.send(source, size, 11);
-        assertThat(initiator.completion(11).status()).isEqualTo(WcStatus.SUCCESS);
-        WorkCompletion received = responder.completion(10);
-        assertThat(received.status()).isEqualTo(WcStatus.SUCCESS);
-        assertThat(received.byteLength()).isEqualTo(size);
         assertThat(sink.memory().mismatch(source.memory())).as("first octet that differs").isEqualTo(-1);
-        int fpdus = (size + stream.mulpdu() - DdpSegment.UNTAGGED_HEADER_LENGTH - 1)
-                / (stream.mulpdu() - DdpSegment.UNTAGGED_HEADER_LENGTH);
-        assertThat(stream.writes() - before).as("writes for %d FPDUs (more than one only where TCP's send buffer "
-                + "was full)", fpdus).isLessThan(fpdus / 2);
+        int payload = stream.mulpdu() - DdpSegment.UNTAGGED_HEADER_LENGTH;
+        return new Sent(stream.mulpdu(), (size + payload - 1) / payload, stream.writes() - before);
     }
 
     /**
