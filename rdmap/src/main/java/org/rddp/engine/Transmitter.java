@@ -62,20 +62,9 @@ final class Transmitter {
      * Sends what the queues and the peer's Read Requests allow, then has the LLP send what it held back, and reports
      * the sends it no longer reads ({@link LlpStream#holdsPayload}).
      */
-    @SuppressWarnings("checkstyle:IllegalCatch") // rethrown: the engine fails the stream
     void drain() {
         transmit();
-        try {
-            s.llp.flush();
-        } catch (RuntimeException e) {
-            // a held payload's memory failed: the LLP dropped what it held, so the sends finished since are not
-            for (SendWork work : s.inOrder) {
-                if (work.held) {
-                    work.done = false;
-                }
-            }
-            throw e;
-        }
+        flush();
         if (!s.llp.holdsPayload()) {
             reportCompletions();
             if (heldWorks > 0) { // what stays unreported (behind a Read) went out: a later failure is not theirs
@@ -84,6 +73,24 @@ final class Transmitter {
                 }
                 heldWorks = 0;
             }
+        }
+    }
+
+    /**
+     * Has the LLP send what it holds. When a held payload's memory fails there, the LLP drops what it held: the sends
+     * finished while it held them are not done after all (the failure goes up, and the engine flushes them).
+     */
+    @SuppressWarnings("checkstyle:IllegalCatch") // rethrown: the engine fails the stream
+    private void flush() {
+        try {
+            s.llp.flush();
+        } catch (RuntimeException e) {
+            for (SendWork work : s.inOrder) {
+                if (work.held) {
+                    work.done = false;
+                }
+            }
+            throw e;
         }
     }
 
@@ -256,7 +263,7 @@ final class Transmitter {
             return resolveLocal(work, element, offset, count, s.target);
         }
         if (s.llp.holdsPayload()) { // the last segment gathered may be held where it lies, in the gather buffer
-            s.llp.flush();
+            flush();
             if (s.llp.holdsPayload()) {
                 s.backPressured = true; // onWritable follows once the LLP let go of it
                 return false;
