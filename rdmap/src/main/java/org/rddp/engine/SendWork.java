@@ -28,8 +28,11 @@ public final class SendWork {
     WcStatus status;
     long byteLength;
     boolean internal;
-    /** Finished while the LLP held a payload: its completion waits until the LLP let go of them. */
-    boolean held;
+    /**
+     * Finished while the LLP held a payload: the LLP's {@code releases()} count then, and the completion waits until
+     * it moves on; -1 if not.
+     */
+    long heldAt = -1;
 
     /** A slot with room for {@code maxSge} elements. */
     public SendWork(int maxSge) {
@@ -42,6 +45,6 @@ public final class SendWork {
         status = WcStatus.SUCCESS;
         byteLength = 0;
         internal = false;
-        held = false;
+        heldAt = -1;
     }
 }

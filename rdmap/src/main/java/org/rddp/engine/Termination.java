@@ -104,10 +104,15 @@ final class Termination {
 
     /**
      * Completes everything outstanding: {@code culprit} with {@code status}, all else with WR_FLUSH_ERR, in
-     * send-queue order; then the receives.
+     * send-queue order; then the receives. A send the LLP still {@linkplain Transmitter#held holds} never reached
+     * the transport: it is flushed too.
      */
     void flushAll(SendWork culprit, WcStatus status) {
         for (SendWork work : s.inOrder) {
+            if (transmitter.held(work)) {
+                work.done = false;
+                work.heldAt = -1;
+            }
             if (!work.done) {
                 work.done = true;
                 work.status = work == culprit ? status : WcStatus.WR_FLUSH_ERR;

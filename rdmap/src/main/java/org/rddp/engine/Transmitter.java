@@ -25,8 +25,6 @@ final class Transmitter {
     Receiver receiver;
     Termination termination;
     RdmapEngine engine;
-    /** Works finished while the LLP held a payload ({@link SendWork#held}), since it last let go of them all. */
-    private int heldWorks;
 
     Transmitter(EngineState s) {
         this.s = s;
@@ -60,20 +58,12 @@ final class Transmitter {
 
     /**
      * Sends what the queues and the peer's Read Requests allow, then has the LLP send what it held back, and reports
-     * the sends it no longer reads ({@link LlpStream#holdsPayload}).
+     * the sends whose payloads it no longer reads ({@link LlpStream#holdsPayload}).
      */
     void drain() {
         transmit();
         flush();
-        if (!s.llp.holdsPayload()) {
-            reportCompletions();
-            if (heldWorks > 0) { // what stays unreported (behind a Read) went out: a later failure is not theirs
-                for (SendWork work : s.inOrder) {
-                    work.held = false;
-                }
-                heldWorks = 0;
-            }
-        }
+        reportCompletions();
     }
 
     /**
@@ -86,12 +76,20 @@ final class Transmitter {
             s.llp.flush();
         } catch (RuntimeException e) {
             for (SendWork work : s.inOrder) {
-                if (work.held) {
+                if (held(work)) {
                     work.done = false;
                 }
             }
             throw e;
         }
+    }
+
+    /**
+     * Whether the LLP still holds what {@code work} handed it: the work finished while the LLP held a payload, and
+     * the LLP has not handed everything it held to its transport since ({@link LlpStream#releases}).
+     */
+    boolean held(SendWork work) {
+        return work.heldAt >= 0 && work.heldAt == s.llp.releases();
     }
 
     void transmit() {
@@ -226,6 +224,9 @@ final class Transmitter {
             s.sendMsn++;
         }
         s.current = null;
+        if (s.llp.holdsPayload()) { // its payload, or one before it, is still read where it lies
+            work.heldAt = s.llp.releases();
+        }
         finish(work, WcStatus.SUCCESS, total);
         return true;
     }
@@ -346,17 +347,16 @@ final class Transmitter {
         work.done = true;
         work.status = status;
         work.byteLength = byteLength;
-        if (s.llp.holdsPayload()) {
-            work.held = true; // reported once the LLP no longer reads what it was given (drain, onWritable)
-            heldWorks++;
-        } else {
-            reportCompletions();
-        }
+        reportCompletions();
     }
 
-    /** Reports finished work in send-queue order (RFC 5040 §5.5: local completions in submission order). */
+    /**
+     * Reports finished work in send-queue order (RFC 5040 §5.5: local completions in submission order), up to the
+     * first one whose payload the LLP still {@linkplain #held holds}: the application may reuse a completed send's
+     * memory at once.
+     */
     void reportCompletions() {
-        while (!s.inOrder.isEmpty() && s.inOrder.peekFirst().done) {
+        while (!s.inOrder.isEmpty() && s.inOrder.peekFirst().done && !held(s.inOrder.peekFirst())) {
             SendWork work = s.inOrder.pollFirst();
             if (!work.internal) {
                 s.queues.sendCompleted(work, work.status, work.byteLength);

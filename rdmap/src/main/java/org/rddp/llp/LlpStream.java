@@ -72,6 +72,16 @@ public interface LlpStream {
     }
 
     /**
+     * How many times the LLP has handed everything it held to its transport (a write that took it all): a send the
+     * engine finished while the LLP {@linkplain #holdsPayload held} a payload is complete once this count has moved
+     * on, even if the LLP holds later ones by then. What the LLP drops (the stream went down, a payload's memory
+     * failed) does not count. Owner thread.
+     */
+    default long releases() {
+        return 0;
+    }
+
+    /**
      * Whether segments sent together, up to a {@link #flush}, cost less than each alone: MPA writes the FPDUs it held
      * in one {@code writev}; SCTP lets its stack bundle the burst's messages into full packets. The engine then takes
      * the posts an application thread makes to its own manual loop at the loop's next duty cycle, all together,

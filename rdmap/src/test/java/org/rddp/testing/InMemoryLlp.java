@@ -28,9 +28,9 @@ import org.rddp.loop.Loop;
  * <li>{@link #reorderTagged}: the receiving end places tagged payload out of order, ahead of delivery, as an
  * LLP with unordered delivery may (RFC 5043 §10);</li>
  * <li>{@link #stall()} / {@link #resume()}: this end stops taking segments in, so the peer backs up.</li>
- * <li>{@link #holdPayloads()}, {@link #stallWrites()} / {@link #releaseWrites()}: this end reads payloads where they
- * lie when it flushes, as MPA does with the large FPDUs it frames around, and can be made to keep them, as a TCP
- * that takes nothing keeps them in MPA's stream.</li>
+ * <li>{@link #holdPayloads()}, {@link #stallWrites()} / {@link #takeHeld()} / {@link #releaseWrites()}: this end
+ * reads payloads where they lie when it flushes, as MPA does with the large FPDUs it frames around, and can be made
+ * to keep them, as a TCP that takes nothing keeps them in MPA's stream.</li>
  * </ul>
  */
 public final class InMemoryLlp implements LlpStream {
@@ -82,6 +82,7 @@ public final class InMemoryLlp implements LlpStream {
     private volatile boolean holdPayloads;
     private volatile boolean writesStalled;
     private int heldPayloads;
+    private long releases;
     private volatile java.util.function.IntSupplier packetRoom;
 
     private InMemoryLlp(Loop loop, LlpParameters parameters, int mulpdu, int capacity) {
@@ -210,9 +211,16 @@ public final class InMemoryLlp implements LlpStream {
             throw e;
         }
         heldPayloads = 0;
+        releases++;
         for (Slot slot = held.poll(); slot != null; slot = held.poll()) {
             peer.receive(slot);
         }
+    }
+
+    /** How many flushes sent everything held. */
+    @Override
+    public long releases() {
+        return releases;
     }
 
     /** Whether this end holds payloads it has not read yet ({@link #holdPayloads}). */
@@ -238,6 +246,20 @@ public final class InMemoryLlp implements LlpStream {
     public void releaseWrites() {
         loop.execute(() -> {
             writesStalled = false;
+            pressured = false;
+            writable();
+        });
+    }
+
+    /**
+     * While {@link #stallWrites stalled}: sends what is held now, as TCP taking what MPA's stream kept, and tells the
+     * sink there is room; what is sent after that is kept again. Any thread.
+     */
+    public void takeHeld() {
+        loop.execute(() -> {
+            writesStalled = false;
+            flush();
+            writesStalled = true;
             pressured = false;
             writable();
         });

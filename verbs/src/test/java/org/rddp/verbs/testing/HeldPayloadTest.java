@@ -55,6 +55,34 @@ class HeldPayloadTest {
     }
 
     @Test
+    void aSendIsReportedCompleteOnceTheLlpTookItsPayloadThoughItHoldsTheNextOne() throws Exception {
+        try (InMemoryTransport transport = new InMemoryTransport(MULPDU, 64, Progress.manual());
+                Peers peers = new Peers(transport, 16).connect(4, 4)) {
+            InMemoryLlp end = transport.initiator().lastInitiatorEnd();
+            end.holdPayloads();
+            end.stallWrites();
+            MemoryRegion source = peers.initiator.region(2L * SIZE, Access.LOCAL_WRITE);
+            MemoryRegion sink = peers.responder.region(2L * SIZE, Access.LOCAL_WRITE, Access.REMOTE_WRITE);
+            peers.initiator.post(write(1, source, sink));
+            transport.initiator().loop().invoke();
+            peers.initiator.post(new SendWorkRequest(1).opcode(WorkOpcode.RDMA_WRITE).wrId(2).signaled(true)
+                    .sge(0, source, SIZE, SIZE).remote(sink.rkey(), sink.iova() + SIZE));
+            transport.initiator().loop().invoke(); // behind the held Write: pushed back
+            peers.initiator.assertNoCompletion();
+
+            end.takeHeld(); // the first Write leaves; the second is sent at once and held in its turn
+            WorkCompletion first = peers.initiator.next();
+            assertThat(first.wrId()).isEqualTo(1);
+            assertThat(first.status()).isEqualTo(WcStatus.SUCCESS);
+            transport.initiator().loop().invoke();
+            peers.initiator.assertNoCompletion();
+
+            end.releaseWrites();
+            assertThat(peers.initiator.next().wrId()).isEqualTo(2);
+        }
+    }
+
+    @Test
     void aSegmentGatheredFromSeveralElementsDoesNotOverwriteOneStillHeld() throws Exception {
         try (InMemoryTransport transport = new InMemoryTransport(MULPDU, 64, Progress.manual());
                 Peers peers = new Peers(transport, 16).connect(4, 4)) {
