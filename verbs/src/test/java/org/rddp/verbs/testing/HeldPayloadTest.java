@@ -34,9 +34,7 @@ class HeldPayloadTest {
     void aSendIsReportedCompleteOnlyOnceTheLlpHasReadItsPayload() throws Exception {
         try (InMemoryTransport transport = new InMemoryTransport(MULPDU, 64, Progress.manual());
                 Peers peers = new Peers(transport, 16).connect(4, 4)) {
-            InMemoryLlp end = transport.initiator().lastInitiatorEnd();
-            end.holdPayloads();
-            end.stallWrites(); // as TCP taking nothing: the stream keeps the payload
+            InMemoryLlp end = keepingPayloads(transport);
             MemoryRegion source = peers.initiator.region(SIZE, Access.LOCAL_WRITE);
             MemoryRegion sink = peers.responder.region(SIZE, Access.LOCAL_WRITE, Access.REMOTE_WRITE);
             fill(source.memory(), 3);
@@ -58,9 +56,7 @@ class HeldPayloadTest {
     void aSendIsReportedCompleteOnceTheLlpTookItsPayloadThoughItHoldsTheNextOne() throws Exception {
         try (InMemoryTransport transport = new InMemoryTransport(MULPDU, 64, Progress.manual());
                 Peers peers = new Peers(transport, 16).connect(4, 4)) {
-            InMemoryLlp end = transport.initiator().lastInitiatorEnd();
-            end.holdPayloads();
-            end.stallWrites();
+            InMemoryLlp end = keepingPayloads(transport);
             MemoryRegion source = peers.initiator.region(2L * SIZE, Access.LOCAL_WRITE);
             MemoryRegion sink = peers.responder.region(2L * SIZE, Access.LOCAL_WRITE, Access.REMOTE_WRITE);
             peers.initiator.post(write(1, source, sink));
@@ -117,9 +113,7 @@ class HeldPayloadTest {
     void aHeldPayloadWhoseMemoryFailsFailsItsSendWithATerminate() throws Exception {
         try (InMemoryTransport transport = new InMemoryTransport(MULPDU, 64, Progress.manual());
                 Peers peers = new Peers(transport, 16).connect(4, 4)) {
-            InMemoryLlp end = transport.initiator().lastInitiatorEnd();
-            end.holdPayloads();
-            end.stallWrites();
+            InMemoryLlp end = keepingPayloads(transport);
             Arena arena = Arena.ofShared();
             MemoryRegion source = peers.initiator.pd.register(arena.allocate(SIZE, 8), EnumSet.of(Access.LOCAL_WRITE));
             MemoryRegion sink = peers.responder.region(SIZE, Access.LOCAL_WRITE, Access.REMOTE_WRITE);
@@ -140,6 +134,14 @@ class HeldPayloadTest {
             assertThat(sink.memory().mismatch(MemorySegment.ofArray(new byte[SIZE]))).as("nothing placed")
                     .isEqualTo(-1);
         }
+    }
+
+    /** The initiator's end, holding payloads to read them when it flushes, and keeping them, as TCP taking nothing. */
+    private static InMemoryLlp keepingPayloads(InMemoryTransport transport) {
+        InMemoryLlp end = transport.initiator().lastInitiatorEnd();
+        end.holdPayloads();
+        end.stallWrites();
+        return end;
     }
 
     private static SendWorkRequest write(long wrId, MemoryRegion source, MemoryRegion sink) {
