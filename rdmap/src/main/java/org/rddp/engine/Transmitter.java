@@ -62,26 +62,10 @@ final class Transmitter {
      */
     void drain() {
         transmit();
-        flush();
+        // a held payload whose memory failed throws here: the engine fails the stream, and flushAll fails the sends
+        // the LLP still held (its count of releases did not move), none of them reported done
+        s.llp.flush();
         reportCompletions();
-    }
-
-    /**
-     * Has the LLP send what it holds. When a held payload's memory fails there, the LLP drops what it held: the sends
-     * finished while it held them are not done after all (the failure goes up, and the engine flushes them).
-     */
-    @SuppressWarnings("checkstyle:IllegalCatch") // rethrown: the engine fails the stream
-    private void flush() {
-        try {
-            s.llp.flush();
-        } catch (RuntimeException e) {
-            for (SendWork work : s.inOrder) {
-                if (held(work)) {
-                    work.done = false;
-                }
-            }
-            throw e;
-        }
     }
 
     /**
@@ -264,7 +248,7 @@ final class Transmitter {
             return resolveLocal(work, element, offset, count, s.target);
         }
         if (s.llp.holdsPayload()) { // the last segment gathered may be held where it lies, in the gather buffer
-            flush();
+            s.llp.flush();
             if (s.llp.holdsPayload()) {
                 s.backPressured = true; // onWritable follows once the LLP let go of it
                 return false;
