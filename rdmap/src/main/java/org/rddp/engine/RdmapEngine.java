@@ -111,7 +111,7 @@ public final class RdmapEngine implements LlpSink {
         if (s.state == QpState.IDLE) {
             try {
                 transmitter.begin();
-            } catch (RuntimeException e) {
+            } catch (Throwable e) {
                 failed(e, sending());
             }
             s.llp.start(this); // RTS first: no segment can reach an engine that is not ready
@@ -122,7 +122,7 @@ public final class RdmapEngine implements LlpSink {
     private void drain() {
         try {
             transmitter.drain();
-        } catch (RuntimeException e) {
+        } catch (Throwable e) {
             failed(e, sending());
         }
     }
@@ -136,16 +136,21 @@ public final class RdmapEngine implements LlpSink {
      * The engine failed under one of its steps: memory it reached was gone (the arena behind a registered region
      * closed, or confined to another thread) or a bug. The stream ends as on a local catastrophic error (RFC 5040
      * §7.1): the work being sent ({@code culprit}, if it is to blame) completes with LOC_PROT_ERR, everything else is
-     * flushed, the Terminate goes out, and the event names the exception, which also goes to the thread's
-     * uncaught-exception handler (a bug's stack trace is printed). Without this the step's exception would stop at
-     * the loop and the connection would stall.
+     * flushed, the Terminate goes out, and the event names the exception, which also goes to the loop's error
+     * handler ({@link Loop#reportError}: counted, a bug's stack trace printed). Without this the step's exception
+     * would stop at the loop and the connection would stall. Anything, an {@link Error} included (the heap ran out
+     * under this step): the stream ends, the loop and the other streams on it go on.
      */
-    private void failed(RuntimeException e, SendWork culprit) {
-        if (s.terminate == null && s.state != QpState.ERROR) {
-            termination.localError(culprit, WcStatus.LOC_PROT_ERR, "a local catastrophic error: " + e);
+    @SuppressWarnings("checkstyle:IllegalCatch") // ending the stream may itself fail: the loop still hears of it
+    private void failed(Throwable e, SendWork culprit) {
+        try {
+            if (s.terminate == null && s.state != QpState.ERROR) {
+                termination.localError(culprit, WcStatus.LOC_PROT_ERR, "a local catastrophic error: " + e);
+            }
+        } catch (Throwable again) {
+            e.addSuppressed(again);
         }
-        Thread thread = Thread.currentThread();
-        thread.getUncaughtExceptionHandler().uncaughtException(thread, e);
+        s.loop.reportError(e);
     }
 
     @Override
@@ -158,7 +163,7 @@ public final class RdmapEngine implements LlpSink {
     public void onSegment(MemorySegment buffer, long offset, int length, boolean payloadPlaced) {
         try {
             receiver.onSegment(buffer, offset, length, payloadPlaced);
-        } catch (RuntimeException e) {
+        } catch (Throwable e) {
             failed(e, null); // placing, or answering a Read: no send of this side's is to blame
         }
     }
@@ -168,7 +173,7 @@ public final class RdmapEngine implements LlpSink {
     public void onWritable() {
         try {
             transmitter.onWritable();
-        } catch (RuntimeException e) {
+        } catch (Throwable e) {
             failed(e, sending());
         }
     }

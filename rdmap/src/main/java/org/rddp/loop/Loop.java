@@ -5,8 +5,10 @@ import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jctools.queues.MpscArrayQueue;
 
@@ -24,9 +26,20 @@ import org.jctools.queues.MpscArrayQueue;
  * and {@link #join}; nothing runs while that thread does not.</li>
  * </ul>
  * Engine code runs only on the owner thread; every other thread queues commands, which cost no allocation.
+ *
+ * <p>A loop survives what it runs: a command, the poller or a stream that throws anything, an {@link Error}
+ * included, is counted ({@link #errors()}) and handed to the loop's {@link ErrorHandler}, and the next command runs.
+ * Streams catch what their own steps throw and end themselves first (a local catastrophic error, RFC 5040 §7.1), so
+ * that only the streams a failure touched end. A loop whose poller keeps failing ({@value #POLLER_FAILURES_TO_STOP}
+ * cycles in a row) cannot go on: it stops, runs what was queued, releases the poller, and from then on refuses
+ * commands with a {@link RejectedExecutionException} naming the cause ({@link #stopCause()}).
  */
 public final class Loop implements Executor, AutoCloseable {
     private static final int CAPACITY = 1 << 16;
+    /** Duty cycles in a row whose poll failed after which the loop stops: its I/O is broken, not one stream. */
+    static final int POLLER_FAILURES_TO_STOP = 16;
+    /** Throwables every loop of the process caught. */
+    private static final AtomicLong ERRORS_IN_PROCESS = new AtomicLong();
     private static final Loop[] NONE = new Loop[0];
     /** The manual loops each thread made and has not closed: that thread, and only it, drives them. */
     private static final ThreadLocal<Loop[]> OWNED = ThreadLocal.withInitial(() -> NONE);
@@ -37,24 +50,39 @@ public final class Loop implements Executor, AutoCloseable {
     private final Thread owner;
     private final boolean manual;
     private final IdleStrategy idle;
-    private final AtomicReference<RuntimeException> failure = new AtomicReference<>();
+    private final ErrorHandler errorHandler;
+    /** The first throwable that reached the loop without a stream to answer for it: a bug. */
+    private final AtomicReference<Throwable> failure = new AtomicReference<>();
+    private final AtomicLong errors = new AtomicLong();
+    /** Commands the owner thread queued while the queue was full (it cannot wait for itself). Owner thread. */
+    private final java.util.ArrayDeque<Runnable> overflow = new java.util.ArrayDeque<>();
     private volatile boolean running = true;
     private volatile boolean sleeping;
-    private boolean finished;
+    /** Why the loop stopped on its own, or null: it runs, or was closed. */
+    private volatile Throwable stopCause;
+    private volatile boolean finished;
     private int depth;
+    private int pollerFailures;
 
-    private Loop(String name, Poller poller, IdleStrategy idle, boolean manual) {
+    private Loop(String name, Poller poller, IdleStrategy idle, boolean manual, ErrorHandler errorHandler) {
         this.name = name;
         this.poller = poller;
         this.idle = idle;
         this.manual = manual;
+        this.errorHandler = java.util.Objects.requireNonNull(errorHandler, "errorHandler");
         this.owner = manual ? Thread.currentThread()
                 : Thread.ofPlatform().name(name).daemon(true).unstarted(this::run);
+        poller.ownedBy(this);
     }
 
     /** A loop driven by a thread of its own, a daemon named {@code name}, idling as {@code idle} says. */
     public static Loop start(String name, Poller poller, IdleStrategy idle) {
-        Loop loop = new Loop(name, poller, idle, false);
+        return start(name, poller, idle, ErrorHandler.PRINTING);
+    }
+
+    /** As above, reporting what it survives to {@code errorHandler}. */
+    public static Loop start(String name, Poller poller, IdleStrategy idle, ErrorHandler errorHandler) {
+        Loop loop = new Loop(name, poller, idle, false, errorHandler);
         loop.owner.start();
         return loop;
     }
@@ -64,7 +92,12 @@ public final class Loop implements Executor, AutoCloseable {
      * any completion queue on this thread does ({@link #invokeOwned()}, {@link #idleOwned(long)}).
      */
     public static Loop manual(String name, Poller poller) {
-        Loop loop = new Loop(name, poller, IdleStrategy.BLOCKING, true);
+        return manual(name, poller, ErrorHandler.PRINTING);
+    }
+
+    /** As above, reporting what it survives to {@code errorHandler}. */
+    public static Loop manual(String name, Poller poller, ErrorHandler errorHandler) {
+        Loop loop = new Loop(name, poller, IdleStrategy.BLOCKING, true, errorHandler);
         Loop[] owned = OWNED.get();
         Loop[] more = java.util.Arrays.copyOf(owned, owned.length + 1);
         more[owned.length] = loop;
@@ -184,18 +217,77 @@ public final class Loop implements Executor, AutoCloseable {
         return running;
     }
 
-    /** Queues {@code task} for the owner thread, after those queued before it. Any thread; allocates nothing. */
+    /** Why the loop stopped on its own (its poller kept failing), or null while it runs or once it was closed. */
+    public Throwable stopCause() {
+        return stopCause;
+    }
+
+    /**
+     * Queues {@code task} for the owner thread, after those queued before it. Any thread; allocates nothing. A loop
+     * that was closed drops it (its streams were ended with it); one that stopped on its own refuses it.
+     *
+     * @throws RejectedExecutionException the loop stopped because its poller kept failing: nothing will run
+     *                                    {@code task}
+     */
     @Override
     public void execute(Runnable task) {
         while (!commands.offer(task)) {
-            if (!running) {
+            if (inLoop()) {
+                overflow.add(task); // the owner cannot wait for itself to make room
+                return;
+            }
+            refuseIfStopped();
+            if (finished) {
                 return; // closed and full: nothing will run it
             }
             Thread.onSpinWait(); // full: the owner is behind by 65536 commands
         }
+        if (finished) {
+            refuseIfStopped(); // a closed loop dropped it with the rest
+        }
         if (sleeping) {
             poller.wakeup();
         }
+    }
+
+    private void refuseIfStopped() {
+        Throwable cause = stopCause;
+        if (cause != null) {
+            throw new RejectedExecutionException("loop " + name + " stopped: its poller failed "
+                    + POLLER_FAILURES_TO_STOP + " times in a row, the last with " + cause, cause);
+        }
+    }
+
+    /**
+     * A stream on this loop met {@code error} and has ended itself: counts it and hands it to the loop's
+     * {@link ErrorHandler}. Owner thread.
+     */
+    @SuppressWarnings("checkstyle:IllegalCatch") // see below
+    public void reportError(Throwable error) {
+        errors.incrementAndGet();
+        ERRORS_IN_PROCESS.incrementAndGet();
+        try {
+            errorHandler.onError(this, error);
+        } catch (Throwable handlerFailure) { // the handler's own bug must not end the loop either
+            handlerFailure.addSuppressed(error);
+            handlerFailure.printStackTrace();
+        }
+    }
+
+    /** Throwables this loop caught, from its commands, its poller and the streams on it. Any thread. */
+    public long errors() {
+        return errors.get();
+    }
+
+    /** Throwables every loop of the process caught ({@link #errors()} summed). Any thread. */
+    public static long errorsInProcess() {
+        return ERRORS_IN_PROCESS.get();
+    }
+
+    /** {@code error} escaped to the loop: kept if it is the first, counted and reported. Owner thread. */
+    private void caught(Throwable error) {
+        failure.compareAndSet(null, error);
+        reportError(error);
     }
 
     /**
@@ -208,8 +300,8 @@ public final class Loop implements Executor, AutoCloseable {
             depth++;
             try {
                 task.run();
-            } catch (RuntimeException e) {
-                failure.compareAndSet(null, e);
+            } catch (Throwable e) {
+                caught(e);
             } finally {
                 depth--;
             }
@@ -258,6 +350,7 @@ public final class Loop implements Executor, AutoCloseable {
         future.whenComplete((value, failed) -> poller.wakeup());
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!future.isDone()) {
+            refuseIfStopped();
             if (cycle() > 0) {
                 continue;
             }
@@ -273,8 +366,11 @@ public final class Loop implements Executor, AutoCloseable {
         return future.get();
     }
 
-    /** The first exception a command or the poller threw, or {@code null}: a bug, kept for tests and diagnostics. */
-    public RuntimeException failure() {
+    /**
+     * The first throwable a command or the poller let escape to the loop (one no stream caught and answered for), or
+     * {@code null}: a bug, kept for tests and diagnostics.
+     */
+    public Throwable failure() {
         return failure.get();
     }
 
@@ -296,8 +392,12 @@ public final class Loop implements Executor, AutoCloseable {
             work += runCommands(commands.size()); // what was queued when the cycle began
             try {
                 work += poller.poll();
-            } catch (RuntimeException e) {
-                failure.compareAndSet(null, e);
+                pollerFailures = 0;
+            } catch (Throwable e) {
+                caught(e);
+                if (++pollerFailures >= POLLER_FAILURES_TO_STOP) {
+                    stop(e);
+                }
             }
             // what the I/O queued (usrsctp raises an association's readiness from inside the stack, where it cannot
             // be read) runs in this cycle, not the next: its data reaches the engine before the cycle returns
@@ -311,19 +411,36 @@ public final class Loop implements Executor, AutoCloseable {
         return work;
     }
 
-    /** Runs up to {@code most} queued commands (a command that queues another does not keep the cycle going). */
-    @SuppressWarnings("checkstyle:IllegalCatch") // as in cycle()
+    /** The loop cannot go on: it takes no more commands, and finishes at the end of this cycle. Owner thread. */
+    private void stop(Throwable cause) {
+        stopCause = cause;
+        running = false;
+    }
+
+    /**
+     * Runs up to {@code most} queued commands (a command that queues another does not keep the cycle going), then
+     * what the owner queued while the queue was full.
+     */
     private int runCommands(int most) {
         int ran = 0;
         for (Runnable task; ran < most && (task = commands.poll()) != null;) {
             ran++;
-            try {
-                task.run();
-            } catch (RuntimeException e) {
-                failure.compareAndSet(null, e);
-            }
+            runCommand(task);
+        }
+        for (int left = overflow.size(); left > 0; left--) {
+            ran++;
+            runCommand(overflow.poll());
         }
         return ran;
+    }
+
+    @SuppressWarnings("checkstyle:IllegalCatch") // as in cycle()
+    private void runCommand(Runnable task) {
+        try {
+            task.run();
+        } catch (Throwable e) {
+            caught(e);
+        }
     }
 
     /** Blocks in the poller unless a command waits; a command queued meanwhile wakes it (it sees the flag). */
@@ -338,14 +455,22 @@ public final class Loop implements Executor, AutoCloseable {
         }
     }
 
+    @SuppressWarnings("checkstyle:IllegalCatch") // nothing ends the thread but close() or a broken poller
     private void run() {
         int idleCycles = 0;
         while (running) {
-            if (cycle() > 0) {
-                idleCycles = 0;
-            } else if (idle.idle(++idleCycles)) {
-                block(-1);
-                idleCycles = 0;
+            try {
+                if (cycle() > 0) {
+                    idleCycles = 0;
+                } else if (idle.idle(++idleCycles)) {
+                    idleCycles = 0;
+                    block(-1);
+                }
+            } catch (Throwable e) { // the poller's wait failed
+                caught(e);
+                if (++pollerFailures >= POLLER_FAILURES_TO_STOP) {
+                    stop(e);
+                }
             }
         }
         if (!finished) {
@@ -356,18 +481,26 @@ public final class Loop implements Executor, AutoCloseable {
     /** Runs the commands queued so far, then releases the poller. Owner thread, once. */
     @SuppressWarnings("checkstyle:IllegalCatch") // as in cycle()
     private void finish() {
-        finished = true;
         if (manual) {
             OWNED.set(java.util.Arrays.stream(OWNED.get()).filter(loop -> loop != this).toArray(Loop[]::new));
         }
-        for (Runnable task = commands.poll(); task != null; task = commands.poll()) {
-            try {
-                task.run();
-            } catch (RuntimeException e) {
-                failure.compareAndSet(null, e);
-            }
+        runQueued();
+        finished = true; // from here on a command is dropped (closed) or refused (stopped); the ones in between run
+        runQueued();
+        try {
+            poller.close();
+        } catch (Throwable e) {
+            caught(e);
         }
-        poller.close();
+    }
+
+    private void runQueued() {
+        for (Runnable task = commands.poll(); task != null; task = commands.poll()) {
+            runCommand(task);
+        }
+        for (Runnable task = overflow.poll(); task != null; task = overflow.poll()) {
+            runCommand(task);
+        }
     }
 
     /**

@@ -24,6 +24,14 @@ public interface Poller {
     /** Releases the multiplexer; called once, on the loop thread, when the loop ends. */
     void close();
 
+    /**
+     * Tells the poller the loop that owns it, once, as the loop is made: a poller that runs handlers of its own
+     * catches what one throws, ends that handler's stream, and {@linkplain Loop#reportError reports} it there.
+     */
+    default void ownedBy(Loop loop) {
+        // a poller without handlers of its own has nothing to report
+    }
+
     /** A poller with no I/O of its own: it parks, for loops that only run commands (in-memory transports). */
     static Poller parking() {
         return new ParkingPoller();

@@ -12,29 +12,44 @@ public final class Progress {
     private final int loops;
     private final IdleStrategy idle;
     private final boolean manual;
+    private final ErrorHandler errorHandler;
 
-    private Progress(int loops, IdleStrategy idle, boolean manual) {
+    private Progress(int loops, IdleStrategy idle, boolean manual, ErrorHandler errorHandler) {
         if (loops < 1) {
             throw new IllegalArgumentException("at least one loop, not " + loops);
         }
         this.loops = loops;
         this.idle = idle;
         this.manual = manual;
+        this.errorHandler = java.util.Objects.requireNonNull(errorHandler, "errorHandler");
     }
 
     /** One loop with its own thread, blocking when idle: the default. */
     public static Progress automatic() {
-        return new Progress(1, IdleStrategy.BLOCKING, false);
+        return new Progress(1, IdleStrategy.BLOCKING, false, ErrorHandler.PRINTING);
     }
 
     /** {@code loops} loops, each with its own thread, idling as {@code idle} says. */
     public static Progress automatic(int loops, IdleStrategy idle) {
-        return new Progress(loops, idle, false);
+        return new Progress(loops, idle, false, ErrorHandler.PRINTING);
     }
 
     /** One loop driven by the thread that makes the manager: it polls its own sockets. */
     public static Progress manual() {
-        return new Progress(1, IdleStrategy.BLOCKING, true);
+        return new Progress(1, IdleStrategy.BLOCKING, true, ErrorHandler.PRINTING);
+    }
+
+    /**
+     * The same progress, its loops reporting what they survive (a stream's failure, a bug) to {@code handler}
+     * instead of printing it ({@link ErrorHandler#PRINTING}).
+     */
+    public Progress withErrorHandler(ErrorHandler handler) {
+        return new Progress(loops, idle, manual, handler);
+    }
+
+    /** What the loops report their errors to. */
+    public ErrorHandler errorHandler() {
+        return errorHandler;
     }
 
     /** How many loops. */
@@ -62,7 +77,8 @@ public final class Progress {
         Loop[] made = new Loop[loops];
         for (int i = 0; i < loops; i++) {
             String loopName = loops == 1 ? name : name + "-" + i;
-            made[i] = manual ? Loop.manual(loopName, pollers.get()) : Loop.start(loopName, pollers.get(), idle);
+            made[i] = manual ? Loop.manual(loopName, pollers.get(), errorHandler)
+                    : Loop.start(loopName, pollers.get(), idle, errorHandler);
         }
         return made;
     }

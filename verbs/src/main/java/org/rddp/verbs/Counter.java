@@ -9,6 +9,12 @@ public enum Counter {
     CONNECTIONS_REFUSED("connections refused"),
     /** MPA startups or SCTP sessions a peer broke: a malformed or late startup frame, an illegal session sequence. */
     MALFORMED_SETUPS("malformed setups"),
+    /**
+     * SCTP chunks that came ahead of their turn (RFC 5043 §10) and were not kept: on a stream with no session open,
+     * past what a session may hold ({@code SctpLimits.heldPerAssociation}, the manager's memory, the process's), or
+     * the rest of a session this side ended.
+     */
+    EARLY_CHUNKS_REFUSED("early chunks refused"),
     /** Received FPDUs that failed their CRC or Marker check (RFC 5044 §6, §5). */
     MALFORMED_FPDUS("malformed FPDUs"),
     /** Terminates this side sent (RFC 5040 §5.2): a peer broke DDP or RDMAP, or a local error. */
@@ -26,7 +32,12 @@ public enum Counter {
      * request handler, an SCTP chunk tap): each is counted and handed to that thread's uncaught-exception handler,
      * and the connection carries on as if the callback had returned (a request left unanswered is refused).
      */
-    CALLBACK_FAILURES("exceptions thrown by callbacks");
+    CALLBACK_FAILURES("exceptions thrown by callbacks"),
+    /**
+     * Throwables a loop caught and went on after ({@code org.rddp.loop.Loop#errors}): a stream's step that failed
+     * (the stream was ended), or a bug in a command; each also went to the loop's error handler.
+     */
+    LOOP_ERRORS("errors loops went on after");
 
     private final String label;
 

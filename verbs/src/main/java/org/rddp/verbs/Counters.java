@@ -16,6 +16,10 @@ public final class Counters {
     private static final AtomicLongArray VALUES = new AtomicLongArray(ALL.length);
     private static final LongSupplier[] SOURCES = new LongSupplier[ALL.length];
 
+    static {
+        SOURCES[Counter.LOOP_ERRORS.ordinal()] = org.rddp.loop.Loop::errorsInProcess;
+    }
+
     private Counters() {
     }
 

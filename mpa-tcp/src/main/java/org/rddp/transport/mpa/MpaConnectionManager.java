@@ -245,6 +245,12 @@ public final class MpaConnectionManager implements ConnectionManager {
         public int ready(int readyOps) {
             return watching ? acceptAll(this) : 0;
         }
+
+        /** Accepting threw (the heap ran out, say): the listener stays, for the connections that come next. */
+        @Override
+        public void failed(Throwable error) {
+            // reported by the poller; nothing of this listener's is broken
+        }
     }
 
     /** Takes the connections waiting on the listener; each starts up on the next loop. The listener's loop. */

@@ -183,6 +183,12 @@ final class MpaStartup implements SelectorPoller.Handler {
         }
     }
 
+    /** {@link #ready} threw something it does not catch (an {@link Error}): this startup ends, the others go on. */
+    @Override
+    public void failed(Throwable error) {
+        fail(new IOException("a local catastrophic error in the startup phase: " + error, error));
+    }
+
     /** Reads what there is of the awaited frame, exactly: nothing of Full Operation that may follow it. */
     private int read() throws IOException, MalformedFrameException {
         int n = channel.read(in);

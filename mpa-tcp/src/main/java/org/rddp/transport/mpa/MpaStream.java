@@ -197,6 +197,16 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
         return octetsMoved == before ? 0 : 1;
     }
 
+    /**
+     * {@link #ready} threw something nothing below it caught (an {@link Error}: the heap ran out under it, say): the
+     * connection is reset and the engine hears it lost, a local catastrophic error (RFC 5040 §7.1) of this stream
+     * alone. Loop thread.
+     */
+    @Override
+    public void failed(Throwable error) {
+        lost("a local catastrophic error: " + error);
+    }
+
     private int interest() {
         return SelectionKey.OP_READ | (pendingWrites ? SelectionKey.OP_WRITE : 0);
     }

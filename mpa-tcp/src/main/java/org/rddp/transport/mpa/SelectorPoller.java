@@ -13,6 +13,7 @@ import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import org.rddp.loop.Loop;
 import org.rddp.loop.Poller;
 
 /**
@@ -31,6 +32,13 @@ final class SelectorPoller implements Poller {
          * @return the work done: 0 when there was nothing to read or write
          */
         int ready(int readyOps);
+
+        /**
+         * {@link #ready} threw {@code error} (a bug, or the heap ran out under it): the handler ends what it runs, as
+         * a local catastrophic error (RFC 5040 §7.1); the poller then reports it to the loop and goes on with the
+         * other channels. Loop thread.
+         */
+        void failed(Throwable error);
     }
 
     /** Streams a loop tries directly each cycle; a loop with more asks the selector which are ready. */
@@ -53,15 +61,39 @@ final class SelectorPoller implements Poller {
     private int dispatched;
     private final Consumer<SelectionKey> dispatch = key -> {
         if (key.isValid()) {
-            dispatched += Math.max(1, ((Handler) key.attachment()).ready(key.readyOps()));
+            dispatched += Math.max(1, run((Handler) key.attachment(), key.readyOps()));
         }
     };
+    private Loop loop;
 
     SelectorPoller() {
         try {
             selector = Selector.open();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot open a selector for an MPA loop", e);
+        }
+    }
+
+    @Override
+    public void ownedBy(Loop owner) {
+        this.loop = owner;
+    }
+
+    /** Runs {@code handler}; what it throws ends its channel's stream alone, and the loop hears of it. */
+    @SuppressWarnings("checkstyle:IllegalCatch") // whatever one stream's step throws must not reach the others
+    private int run(Handler handler, int readyOps) {
+        try {
+            return handler.ready(readyOps);
+        } catch (Throwable error) {
+            try {
+                handler.failed(error);
+            } catch (Throwable again) {
+                error.addSuppressed(again);
+            }
+            if (loop != null) {
+                loop.reportError(error);
+            }
+            return 1;
         }
     }
 
@@ -149,11 +181,23 @@ final class SelectorPoller implements Poller {
             Runnable expiry = next.expiry;
             if (expiry != null) {
                 next.expiry = null;
-                expiry.run();
+                expire(expiry);
                 work++;
             }
         }
         return work;
+    }
+
+    /** Runs one deadline's expiry; what it throws is reported, and the deadlines after it still run. */
+    @SuppressWarnings("checkstyle:IllegalCatch") // as in run()
+    private void expire(Runnable expiry) {
+        try {
+            expiry.run();
+        } catch (Throwable error) {
+            if (loop != null) {
+                loop.reportError(error);
+            }
+        }
     }
 
     /**
@@ -205,13 +249,13 @@ final class SelectorPoller implements Poller {
                 SelectionKey key = ready.next();
                 ready.remove();
                 if (key.isValid()) {
-                    work += Math.max(1, ((Handler) key.attachment()).ready(key.readyOps()));
+                    work += Math.max(1, run((Handler) key.attachment(), key.readyOps()));
                 }
             }
         }
         if (count <= DIRECT_LIMIT) {
             for (int i = 0; i < count; i++) {
-                work += handlers[i].ready(SelectionKey.OP_READ | SelectionKey.OP_WRITE);
+                work += run(handlers[i], SelectionKey.OP_READ | SelectionKey.OP_WRITE);
             }
             if (watched > 0 && ++cycles % WATCH_INTERVAL == 0) {
                 dispatched = 0;

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import org.rddp.loop.Loop;
 import org.rddp.loop.Poller;
 
 /**
@@ -54,6 +55,7 @@ public final class EpollPoller implements Poller {
     /** errno of wake-ups, which any thread makes and nobody reads. */
     private final MemorySegment wakeState = Posix.captureState(arena);
     private final AtomicReferenceArray<Handler> handlers = new AtomicReferenceArray<>(1 << 16);
+    private Loop loop;
     private final List<Runnable> onClose = new ArrayList<>();
     /** The descriptors read directly every cycle; copied on write. */
     private volatile Direct[] direct = {};
@@ -189,7 +191,11 @@ public final class EpollPoller implements Poller {
         }
         int work = 0;
         for (Direct entry : reads) {
-            work += entry.read.read();
+            try {
+                work += entry.read.read();
+            } catch (Throwable e) {
+                report(e);
+            }
         }
         for (int i = 0; i < ready; i++) {
             long offset = i * Posix.EPOLL_EVENT_SIZE;
@@ -202,10 +208,30 @@ public final class EpollPoller implements Poller {
             Handler handler = id > 0 && id < handlers.length() ? handlers.get(id) : null;
             if (handler != null) {
                 work++;
-                handler.ready(bits);
+                try {
+                    handler.ready(bits);
+                } catch (Throwable e) {
+                    report(e);
+                }
             }
         }
         return work;
+    }
+
+    @Override
+    public void ownedBy(Loop owner) {
+        this.loop = owner;
+    }
+
+    /**
+     * A descriptor's handler threw: the loop hears of it, and the other descriptors are still served. The handlers
+     * only read a socket and hand its readiness on (the associations' own steps run as commands, which end their
+     * association when they fail).
+     */
+    private void report(Throwable error) {
+        if (loop != null) {
+            loop.reportError(error);
+        }
     }
 
     @Override

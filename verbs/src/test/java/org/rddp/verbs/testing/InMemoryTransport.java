@@ -47,7 +47,7 @@ public final class InMemoryTransport implements TransportFixture {
 
     @Override
     public void close() {
-        RuntimeException failure = initiator.loop().failure() != null ? initiator.loop().failure()
+        Throwable failure = initiator.loop().failure() != null ? initiator.loop().failure()
                 : responder.loop().failure();
         initiator.close();
         responder.close();
