@@ -39,8 +39,8 @@ final class Receiver {
         RdmapOpcode opcode = RdmapControl.opcode(segment.rsvdUlp());
         long length = payloadLength;
         if (opcode == RdmapOpcode.RDMA_WRITE) {
-            return s.memory.resolve(segment.stag(), segment.to(), length, StagResolver.REMOTE_WRITE, into)
-                    == StagResolver.OK;
+            return s.memory.resolve(segment.stag(), segment.to(), length, StagResolver.REMOTE_WRITE
+                    | StagResolver.BEFORE_ITS_TURN, into) == StagResolver.OK;
         }
         SendWork read = s.readsOutstanding.peekFirst();
         if (read == null || segment.stag() != read.sges.lkey[0]) {
@@ -116,9 +116,15 @@ final class Receiver {
         return expected == RtrType.READ; // a Read RTR is answered like any zero-length Read; a Write RTR is done
     }
 
+    /**
+     * An RDMA Write in its turn. It is checked here even when its payload was placed early (RFC 5043 §10): the
+     * message is valid or not in DDP-SSN order (RFC 5040 §7.2), so a Write that follows a Send with Invalidate of its
+     * STag, or one into a region deregistered meanwhile, gets the Terminate it would have got in order. (No Write is
+     * placed early into a window, the only memory the peer can invalidate: {@link StagResolver#BEFORE_ITS_TURN}.)
+     */
     void onWrite(boolean payloadPlaced) {
         int length = s.rx.payloadLength();
-        if (length == 0 || payloadPlaced) {
+        if (length == 0) {
             return; // zero-length: STag and TO are not checked (RFC 5041 §5.2)
         }
         int check = s.memory.resolve(s.rx.stag(), s.rx.to(), length, StagResolver.REMOTE_WRITE, s.target);
@@ -127,7 +133,9 @@ final class Receiver {
                     + Termination.hex(s.rx.stag()) + ": " + Termination.name(check));
             return;
         }
-        place();
+        if (!payloadPlaced) {
+            place();
+        }
     }
 
     void onReadResponse(boolean payloadPlaced) {
@@ -151,13 +159,14 @@ final class Receiver {
                         "Read Response outside the sink buffer");
                 return;
             }
+            // checked in its turn even when placed early, as a Write is (the sink may have been deregistered since)
+            int check = s.memory.resolve(s.rx.stag(), s.rx.to(), length, StagResolver.LOCAL_WRITE, s.target);
+            if (check != StagResolver.OK) {
+                termination.localError(read, WcStatus.LOC_PROT_ERR, "Read sink " + Termination.hex(s.rx.stag())
+                        + ": " + Termination.name(check));
+                return;
+            }
             if (!payloadPlaced) {
-                int check = s.memory.resolve(s.rx.stag(), s.rx.to(), length, StagResolver.LOCAL_WRITE, s.target);
-                if (check != StagResolver.OK) {
-                    termination.localError(read, WcStatus.LOC_PROT_ERR, "Read sink " + Termination.hex(s.rx.stag())
-                            + ": " + Termination.name(check));
-                    return;
-                }
                 place();
             }
         } else if (length > 0) {

@@ -33,6 +33,13 @@ public interface StagResolver {
     int REMOTE_READ = 0x04;
     /** The peer writes (RDMA Write sink). */
     int REMOTE_WRITE = 0x08;
+    /**
+     * With {@link #REMOTE_WRITE}: the placement comes before the message's turn (early placement, RFC 5043 §10), so
+     * only into memory that no Send with Invalidate still on its way can revoke meanwhile (a registered region, never
+     * a memory window). A ULP that checks a buffer once the peer invalidated it (RFC 5042 §6.4's defence) then finds
+     * nothing there the peer wrote after the invalidation. Not an access right of its own.
+     */
+    int BEFORE_ITS_TURN = 0x10;
 
     /**
      * Checks that {@code [to, to + length)} of {@code stag} is valid for {@code access} on this stream and points

@@ -342,7 +342,11 @@ public final class QueuePair {
                 if (window.boundTo != QueuePair.this) {
                     return NOT_ASSOCIATED; // type 2 windows serve the queue pair that bound them
                 }
+                if ((access & BEFORE_ITS_TURN) != 0) {
+                    return CANNOT_INVALIDATE; // a Send with Invalidate ahead of the write may revoke it: not early
+                }
             }
+            access &= ~BEFORE_ITS_TURN;
             if ((memory.access & access) != access) {
                 return ACCESS_RIGHTS;
             }
