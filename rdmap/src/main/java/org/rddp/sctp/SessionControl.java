@@ -119,30 +119,23 @@ public sealed interface SessionControl {
     }
 
     /**
-     * Enhanced DDP Stream Session Reject, 0x0007 (RFC 6581 §7). RFC 6581 mandates the enhanced data only for
-     * Initiate and Accept, yet asks that the responder's IRD/ORD reach the initiator for rejects too (§9.1) and
-     * lets a reject say which RTR types the responder supports (§7). So this implementation sends the enhanced
-     * data when it has it, and reads the first 4 octets as enhanced data when there are at least 4.
-     *
-     * @param data the responder's enhanced data, or {@code null} to send none
+     * Enhanced DDP Stream Session Reject, 0x0007 (RFC 6581 §7): the ULP's private data and nothing else, 0 to 512
+     * octets. RFC 6581 puts the enhanced data at the start of the private data of the Initiate and the Accept only
+     * (§7: the ULP's data "MUST follow the enhanced RDMA connection establishment data in the DDP Stream Session
+     * Initiate and the Enhanced DDP Stream Session Accept messages"; §9 names the same two chunks), so a receiver
+     * that guessed whether a reject carries it would cut 4 octets off some ULP's private data. Both ends read it
+     * the one way the text allows, and a reject's private data of any length arrives intact (an MPA reject differs:
+     * its Reply frame carries the enhanced data, RFC 6581 §9).
      */
-    record EnhancedReject(EnhancedConnectionData data, PrivateData privateData) implements SessionControl {
-        /** ULP private data at most 508 octets with enhanced data, 512 without. */
+    record EnhancedReject(PrivateData privateData) implements SessionControl {
+        /** Requires the private data (which may be empty). */
         public EnhancedReject {
-            if (data != null) {
-                checkEnhancedLength(privateData);
-            }
             Objects.requireNonNull(privateData, "privateData");
         }
 
         @Override
         public FunctionCode functionCode() {
             return FunctionCode.ENHANCED_REJECT;
-        }
-
-        @Override
-        public Optional<EnhancedConnectionData> enhancedData() {
-            return Optional.ofNullable(data);
         }
     }
 

@@ -17,7 +17,7 @@ import org.rddp.wire.Wire;
  * |          DDP-SSN (16)         |       Function Code (16)      |
  * +-------------------------------+-------------------------------+
  * |   Private Data (0..512 octets; enhanced codes 0x5/0x6 start   |
- * |   with the 4-octet data of RFC 6581 §9)                 ...   |
+ * |   with the 4-octet data of RFC 6581 §9; 0x7 carries none) ... |
  * </pre>
  * There is no length field: the private data is the rest of the SCTP user message.
  *
@@ -90,8 +90,7 @@ public record SessionControlChunk(int ddpSsn, SessionControl message) {
         }
         long pd = offset + PRIVATE_DATA_OFFSET;
         EnhancedConnectionData data = null;
-        boolean carriesData = code == FunctionCode.ENHANCED_INITIATE || code == FunctionCode.ENHANCED_ACCEPT
-                || code == FunctionCode.ENHANCED_REJECT && pdLength >= EnhancedConnectionData.LENGTH;
+        boolean carriesData = code == FunctionCode.ENHANCED_INITIATE || code == FunctionCode.ENHANCED_ACCEPT;
         if (carriesData) {
             if (pdLength < EnhancedConnectionData.LENGTH) {
                 throw new MalformedFrameException(DecodeStatus.SCTP_ENHANCED_DATA_MISSING,
@@ -115,7 +114,7 @@ public record SessionControlChunk(int ddpSsn, SessionControl message) {
             }
             case ENHANCED_INITIATE -> new SessionControl.EnhancedInitiate(data, ulp);
             case ENHANCED_ACCEPT -> new SessionControl.EnhancedAccept(data, ulp);
-            case ENHANCED_REJECT -> new SessionControl.EnhancedReject(data, ulp);
+            case ENHANCED_REJECT -> new SessionControl.EnhancedReject(ulp);
         };
         return new SessionControlChunk(ddpSsn, message);
     }

@@ -57,13 +57,36 @@ class SessionControlChunkTest {
                 EnhancedConnectionData.clientServer(EnhancedConnectionData.NO_NEGOTIATION, 4), PrivateData.EMPTY)));
     }
 
+    /**
+     * RFC 6581 §7 and §9 put the enhanced data in the Initiate and the Accept only: an Enhanced Reject's private
+     * data is the ULP's, whole, whatever its length (the old reading took any first four octets for enhanced data
+     * and cut them off a ULP's reject).
+     */
     @Test
-    void enhancedRejectCarriesTheEnhancedDataWhenPresent() throws MalformedFrameException {
-        assertKnownAnswer(hex("0000 0007 0000 0010 6869"), new SessionControlChunk(0,
-                new SessionControl.EnhancedReject(EnhancedConnectionData.clientServer(0, 16), HI)));
-        // fewer than 4 octets: a reject without the enhanced data (RFC 6581 §7 mandates it only for 0x5/0x6)
-        assertKnownAnswer(hex("0000 0007 6869"), new SessionControlChunk(0,
-                new SessionControl.EnhancedReject(null, HI)));
+    void enhancedRejectCarriesTheUlpsPrivateDataOnly() throws MalformedFrameException {
+        assertKnownAnswer(hex("""
+                00 00                     # DDP-SSN 0
+                00 07                     # Function Code 0x0007 Enhanced DDP Stream Session Reject (RFC 6581 §7)
+                00 00 00 10 68 69         # ULP Private Data, all six octets: no enhanced data in a reject
+                """), new SessionControlChunk(0, new SessionControl.EnhancedReject(
+                        PrivateData.of(new byte[] {0, 0, 0, 0x10, 'h', 'i'}))));
+        assertKnownAnswer(hex("0000 0007"), new SessionControlChunk(0,
+                new SessionControl.EnhancedReject(PrivateData.EMPTY)));
+        assertKnownAnswer(hex("0000 0007 6869"), new SessionControlChunk(0, new SessionControl.EnhancedReject(HI)));
+    }
+
+    @org.junit.jupiter.params.ParameterizedTest(name = "{0} octets")
+    @org.junit.jupiter.params.provider.ValueSource(ints = {0, 1, 4, 5, 508, 512})
+    void anEnhancedRejectsPrivateDataOfAnyLengthComesBackIntact(int length) throws MalformedFrameException {
+        byte[] pd = new byte[length];
+        for (int i = 0; i < length; i++) {
+            pd[i] = (byte) (i * 7 + 1);
+        }
+        SessionControlChunk chunk = new SessionControlChunk(0, new SessionControl.EnhancedReject(PrivateData.of(pd)));
+        byte[] octets = chunk.toByteArray();
+        assertThat(octets).hasSize(SessionControlChunk.PRIVATE_DATA_OFFSET + length);
+        assertThat(SessionControlChunk.decode(segment(octets), 0, octets.length).message().privateData().toByteArray())
+                .isEqualTo(pd);
     }
 
     @Test
@@ -139,7 +162,7 @@ class SessionControlChunkTest {
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new SessionControl.EnhancedAccept(data, PrivateData.of(new byte[509])))
                 .isInstanceOf(IllegalArgumentException.class);
-        assertThat(new SessionControl.EnhancedReject(null, full).privateDataLength()).isEqualTo(512);
+        assertThat(new SessionControl.EnhancedReject(full).privateDataLength()).isEqualTo(512);
         assertThatThrownBy(() -> new SessionControlChunk(0x10000, new SessionControl.Terminate()))
                 .isInstanceOf(IllegalArgumentException.class);
     }
@@ -157,7 +180,7 @@ class SessionControlChunkTest {
             case TERMINATE -> new SessionControl.Terminate();
             case ENHANCED_INITIATE -> new SessionControl.EnhancedInitiate(enhanced, data);
             case ENHANCED_ACCEPT -> new SessionControl.EnhancedAccept(enhanced, data);
-            case ENHANCED_REJECT -> new SessionControl.EnhancedReject(enhanced, data);
+            case ENHANCED_REJECT -> new SessionControl.EnhancedReject(data);
         };
         SessionControlChunk chunk = new SessionControlChunk(ssn, message);
         byte[] octets = chunk.toByteArray();

@@ -14,6 +14,7 @@ import org.rddp.llp.LlpSink;
 import org.rddp.llp.LlpStream;
 import org.rddp.loop.Loop;
 import org.rddp.sctp.DdpSctp;
+import org.rddp.sctp.FunctionCode;
 import org.rddp.sctp.SessionControl;
 import org.rddp.sctp.SessionControlChunk;
 import org.rddp.verbs.Counter;
@@ -67,7 +68,7 @@ final class DdpAssociation {
     private final AtomicBoolean pollScheduled = new AtomicBoolean();
     private final Runnable pollTask = () -> {
         pollScheduled.set(false);
-        poll();
+        pollOrFail();
     };
     private final CompletableFuture<DdpAssociation> validated = new CompletableFuture<>();
     private final int maxChunk;
@@ -76,6 +77,8 @@ final class DdpAssociation {
     private boolean adaptationSeen;
     private final Consumer<DdpAssociation> onDown;
     private final ChunkTap tap;
+    /** What the sessions' chunks held ahead of their turn may take. Owner thread. */
+    private final EarlyChunkBudget budget;
     /** The last illegal sequence seen, for diagnostics and tests. */
     volatile String lastIllegal;
     /** Shut the association down once no session is left on it (this side made it, for its queue pairs). */
@@ -91,13 +94,17 @@ final class DdpAssociation {
     private boolean idleCheckQueued;
     private final Runnable idleCheck = this::closeIfIdle;
 
+    /** What a draining stream keeps of a chunk ahead of its turn: its DDP-SSN and, for control, the function code. */
+    private static final int MARKER_OCTETS = SessionControlChunk.PRIVATE_DATA_OFFSET;
     /** The most any of an association's buffers takes: a chunk as large as an IP packet, plus slack. */
     static final int LARGEST_BUFFER = 65_536 + 4096;
     /** An association's buffers: one to receive into, one to build a segment in, one to hold a segment in. */
     static final int BUFFERS = 3;
 
-    DdpAssociation(SctpSocket socket, Loop loop, Consumer<DdpAssociation> onDown, ChunkTap tap) {
+    DdpAssociation(SctpSocket socket, Loop loop, Consumer<DdpAssociation> onDown, ChunkTap tap,
+            EarlyChunkBudget budget) {
         this.tap = tap;
+        this.budget = budget;
         this.socket = socket;
         this.loop = loop;
         this.onDown = onDown;
@@ -183,14 +190,32 @@ final class DdpAssociation {
         return !down && !shuttingDown;
     }
 
-    /** The lowest stream with no session going on (never used, or ended), or null. Owner thread. */
+    /**
+     * The lowest stream this side may open a session on, or null: never used, or idle with nothing of its last session
+     * outstanding. RFC 5043 §6.6 reuses a stream only once no chunk of the previous session may be in flight; this
+     * side's are not once the peer's SCTP acknowledged everything sent (asked of the socket once, and only when a
+     * stream whose session ended is in the way), and the peer's are not once its Terminate came in its turn (a stream
+     * still waiting for it is not idle). Owner thread.
+     */
     Session idleSession() {
+        boolean asked = false;
         for (int streamId = 0; streamId < sessions.length; streamId++) {
             Session session = sessions[streamId];
             if (session == null) {
                 return session(streamId);
             }
-            if (session.state() == SessionStateMachine.State.IDLE) {
+            if (session.state() != SessionStateMachine.State.IDLE) {
+                continue;
+            }
+            if (session.outstanding && !asked) {
+                asked = true;
+                if (socket.allSentAcknowledged()) {
+                    for (Session ended : made) {
+                        ended.outstanding = false; // every session that ended so far is quiet
+                    }
+                }
+            }
+            if (!session.outstanding) {
                 return session;
             }
         }
@@ -227,6 +252,26 @@ final class DdpAssociation {
     /** Largest chunk payload, DDP-SSN included; the DDP segment limit is two octets less. */
     int maxChunk() {
         return maxChunk;
+    }
+
+    /**
+     * {@link #poll}, ending the association if anything escapes it (a bug, or the heap ran out under a session): a
+     * local catastrophic error of the streams on it (RFC 5040 §7.1), whose queue pairs hear it lost; the loop hears
+     * of it and serves its other associations. Owner thread.
+     */
+    @SuppressWarnings("checkstyle:IllegalCatch") // see above
+    private void pollOrFail() {
+        try {
+            poll();
+        } catch (Throwable e) {
+            try {
+                socket.abort();
+                lose("a local catastrophic error: " + e);
+            } catch (Throwable again) {
+                e.addSuppressed(again);
+            }
+            loop.reportError(e);
+        }
     }
 
     private void poll() {
@@ -370,7 +415,9 @@ final class DdpAssociation {
         /** In {@link #waitingForRoom}. */
         private boolean waiting;
         private final ArrayDeque<byte[]> pendingControl = new ArrayDeque<>();
-        private final ResequencingWindow window = new ResequencingWindow();
+        private final ResequencingWindow window = new ResequencingWindow(budget);
+        /** A session on this stream ended since the socket last said all it sent was acknowledged (§6.6). */
+        private boolean outstanding;
         private final ResequencingWindow.Delivery process = this::process;
         private final EarlyPlacement placer = new EarlyPlacement();
         private Consumer<SessionControl> responseHandler;
@@ -459,6 +506,7 @@ final class DdpAssociation {
         @Override
         public void startedOver() {
             sessionEnded();
+            outstanding = true; // what this side sent for the session just over may still be in flight
             txSsn = 0;
             window.reset(); // DDP-SSN 0 again, for the next session on this stream (RFC 5043 §6.1)
             // control chunks still waiting for room are the old session's last words (its Terminate): they still go
@@ -611,11 +659,15 @@ final class DdpAssociation {
 
         @Override
         public void abort() {
-            machine.abort();
+            if (machine.state() != SessionStateMachine.State.DRAINING) {
+                machine.abort();
+                draining();
+            }
         }
 
         void lost(String reason) {
             machine.lost(reason);
+            window.reset(); // what it held goes back to the budget
             started();
         }
 
@@ -640,38 +692,75 @@ final class DdpAssociation {
                 illegal("PPID " + Integer.toUnsignedString(ppid) + " on a DDP association");
                 return;
             }
-            if (machine.state() == SessionStateMachine.State.DRAINING) {
-                drain(ppid, length);
-                return;
-            }
             int ssn = Wire.u16(receiveBuffer, 0);
+            if (ssn == 0 && ppid == DdpSctp.PPID_SESSION_CONTROL
+                    && machine.state() == SessionStateMachine.State.DRAINING && initiates(length)) {
+                machine.restart(); // the peer's new session: the stream is free, and the Initiate is taken below
+            }
             switch (window.classify(ssn)) {
                 case DELIVER -> window.deliver(ppid, receiveBuffer, length, process);
-                case HOLD -> {
-                    // tagged payload is placed as it arrives (RFC 5043 §10); the segment waits for its turn
-                    boolean placed = ppid == DdpSctp.PPID_DDP_SEGMENT && sink != null && machine.sending()
-                            && placer.place(sink, receiveBuffer, DdpSctp.DDP_SSN_LENGTH,
-                                    length - DdpSctp.DDP_SSN_LENGTH);
-                    window.hold(ssn, ppid, receiveBuffer, 0, length, placed);
-                }
+                case HOLD -> hold(ssn, ppid, length);
                 case DUPLICATE -> illegal("duplicate DDP-SSN " + ssn);
                 default -> illegal("DDP-SSN " + ssn + " while expecting " + window.expected());
             }
         }
 
-        /** In DRAINING: the peer's Terminate frees the stream; anything else is dropped. */
-        private void drain(int ppid, int length) {
-            if (ppid != DdpSctp.PPID_SESSION_CONTROL) {
+        /**
+         * On a draining stream: keeps only the DDP-SSN and function code of a chunk ahead of its turn, if the drain
+         * waits for the peer's Terminate; else, or past the budget, the chunk is dropped and counted.
+         */
+        private void holdMarker(int ssn, int ppid, int length) {
+            if (!machine.drainsToTerminate() || !window.hold(ssn, ppid, receiveBuffer, 0,
+                    Math.min(length, MARKER_OCTETS), false)) {
+                Counters.increment(Counter.EARLY_CHUNKS_REFUSED);
+            }
+        }
+
+        /** Whether the control chunk of {@code length} octets just received is an Initiate, plain or enhanced. */
+        private boolean initiates(int length) {
+            if (length < SessionControlChunk.PRIVATE_DATA_OFFSET) {
+                return false;
+            }
+            int code = Wire.u16(receiveBuffer, SessionControlChunk.FUNCTION_CODE_OFFSET);
+            return code == FunctionCode.INITIATE.wire() || code == FunctionCode.ENHANCED_INITIATE.wire();
+        }
+
+        /**
+         * A chunk ahead of its turn ({@code ssn} is within the window): kept until then only for a session this side
+         * takes part in, and only within the budget (RFC 5043 §10: nothing allocated for a DDP-SSN not shown valid).
+         * Past the budget the session ends with a Terminate, as for an invalid DDP-SSN (§10 allows it), rather than
+         * the association being throttled: the chunk that fills the gap arrives behind the early ones in the socket,
+         * so a reader that stopped reading would never reach it (SCTP takes a gap-filling chunk even into a closed
+         * window, RFC 9260 §6.2, but it would wait behind what nobody reads). A draining stream keeps only each
+         * chunk's DDP-SSN and function code, to know when the peer's Terminate has come in its turn.
+         */
+        private void hold(int ssn, int ppid, int length) {
+            if (machine.state() == SessionStateMachine.State.DRAINING) {
+                holdMarker(ssn, ppid, length);
                 return;
             }
-            try {
-                machine.received(SessionControlChunk.decode(receiveBuffer, 0, length).message());
-            } catch (MalformedFrameException e) {
-                // dropped like the rest
+            if (!machine.holdsEarly()) {
+                Counters.increment(Counter.EARLY_CHUNKS_REFUSED);
+                illegal("DDP-SSN " + ssn + " ahead of " + window.expected() + " in state " + machine.state()
+                        + ": nothing is kept for a session not open (RFC 5043 §10)");
+                return;
+            }
+            if (!window.hold(ssn, ppid, receiveBuffer, 0, length, false)) {
+                Counters.increment(Counter.EARLY_CHUNKS_REFUSED);
+                illegal("DDP-SSN " + ssn + " is " + window.distance(ssn) + " ahead of " + window.expected()
+                        + " and cannot be kept: " + budget.refusal());
+                holdMarker(ssn, ppid, length); // the drain still needs to see it come
+                return;
+            }
+            // tagged payload is placed as it arrives (RFC 5043 §10), once the chunk is kept for its turn
+            if (ppid == DdpSctp.PPID_DDP_SEGMENT && sink != null && machine.sending()
+                    && placer.place(sink, receiveBuffer, DdpSctp.DDP_SSN_LENGTH, length - DdpSctp.DDP_SSN_LENGTH)) {
+                window.placed(ssn);
             }
         }
 
         private void process(int ppid, MemorySegment chunk, int length, boolean placed) {
+            boolean wasDraining = machine.state() == SessionStateMachine.State.DRAINING;
             if (ppid == DdpSctp.PPID_DDP_SEGMENT) {
                 if (machine.segment(streamId)) {
                     if (sink == null) {
@@ -679,8 +768,10 @@ final class DdpAssociation {
                         return;
                     }
                     sink.onSegment(chunk, DdpSctp.DDP_SSN_LENGTH, length - DdpSctp.DDP_SSN_LENGTH, placed);
+                } else if (!wasDraining) {
+                    lastIllegal = machine.lastIllegal();
+                    draining();
                 }
-                lastIllegal = machine.lastIllegal();
                 return;
             }
             SessionControl control;
@@ -692,12 +783,32 @@ final class DdpAssociation {
             }
             machine.received(control);
             lastIllegal = machine.lastIllegal();
+            if (!wasDraining) {
+                draining();
+            }
         }
 
         /** A chunk fits no legal sequence: the machine ends the session. */
         private void illegal(String reason) {
+            if (machine.state() == SessionStateMachine.State.DRAINING) {
+                return; // ended already: the rest of the session is dropped
+            }
             machine.illegal(reason);
             lastIllegal = machine.lastIllegal();
+            draining();
+        }
+
+        /**
+         * The session is over for this side, the stream drains: of what it holds, only the DDP-SSNs and function
+         * codes still matter (when the peer's Terminate comes in its turn), and nothing at all when no Terminate
+         * will come.
+         */
+        private void draining() {
+            if (machine.drainsToTerminate()) {
+                window.keepOnly(MARKER_OCTETS);
+            } else if (machine.state() == SessionStateMachine.State.DRAINING) {
+                window.reset();
+            }
         }
     }
 }

@@ -71,6 +71,26 @@ public final class SctpConnectionManager implements ConnectionManager {
             .name("sctp-connect-", 0).factory());
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Set<SctpStack.Listening> listenings = ConcurrentHashMap.newKeySet();
+    /** Octets the sessions of every association of this manager hold ahead of their turn (RFC 5043 §10). */
+    private final java.util.concurrent.atomic.AtomicLong held = new java.util.concurrent.atomic.AtomicLong();
+    /** Their share of {@link SctpLimits#memory}: what the associations' own buffers leave. */
+    private final EarlyChunkBudget.Shared heldShare = new EarlyChunkBudget.Shared() {
+        @Override
+        public String take(long octets) {
+            long room = limits.memory() - (long) associations.size() * limits.octetsPerAssociation(stack);
+            if (held.addAndGet(octets) > room) {
+                held.addAndGet(-octets);
+                return "the connection manager's associations and the chunks they hold would take more than its "
+                        + limits.memory() + " octets (SctpLimits.withMemory)";
+            }
+            return null;
+        }
+
+        @Override
+        public void give(long octets) {
+            held.addAndGet(-octets);
+        }
+    };
 
     /** An outbound association's identity: the loop it lives on and the peer. */
     private record Route(Loop loop, InetSocketAddress remote) {
@@ -170,7 +190,8 @@ public final class SctpConnectionManager implements ConnectionManager {
             associations.remove(gone);
             outbound.values().removeIf(future -> future.isDone() && !future.isCompletedExceptionally()
                     && future.join() == gone);
-        }, tap);
+        }, tap, new EarlyChunkBudget(limits.heldPerAssociation(), limits.memory() == Long.MAX_VALUE
+                ? EarlyChunkBudget.Shared.NONE : heldShare));
         associations.add(association);
         return association;
     }
@@ -180,7 +201,7 @@ public final class SctpConnectionManager implements ConnectionManager {
      * (accepted, or connected and not yet validated).
      */
     private String overLimit() {
-        long allowed = limits.associationsOn(stack);
+        long allowed = limits.associationsOn(stack, held.get());
         int now = associations.size();
         if (now < allowed) {
             return null;
@@ -328,8 +349,7 @@ public final class SctpConnectionManager implements ConnectionManager {
             case SessionControl.Reject reject -> result.completeExceptionally(new ConnectionRejectedException(
                     "rejected by the peer's ULP", true, -1, -1, reject.privateData()));
             case SessionControl.EnhancedReject reject -> result.completeExceptionally(new ConnectionRejectedException(
-                    "rejected by the peer's ULP (enhanced)", true, answer == null ? -1 : answer.ird(),
-                    answer == null ? -1 : answer.ord(), reject.privateData()));
+                    "rejected by the peer's ULP (enhanced)", true, -1, -1, reject.privateData()));
             case SessionControl.Terminate terminate -> result.completeExceptionally(new ConnectionRejectedException(
                     "refused by the peer's provider (Session Terminate, RFC 5043 §6.4)", false, -1, -1,
                     PrivateData.EMPTY));
@@ -472,8 +492,8 @@ public final class SctpConnectionManager implements ConnectionManager {
             once();
             association.loop().execute(() -> {
                 if (session.state() == SessionStateMachine.State.PENDING_ULP) {
-                    // an enhanced Initiate is answered in kind (RFC 6581 §10); the ULP gave no IRD/ORD to quote
-                    session.answer(offer != null ? new SessionControl.EnhancedReject(null, privateData)
+                    // an enhanced Initiate is answered in kind (RFC 6581 §10), the ULP's private data whole
+                    session.answer(offer != null ? new SessionControl.EnhancedReject(privateData)
                             : new SessionControl.Reject(privateData));
                 }
             });

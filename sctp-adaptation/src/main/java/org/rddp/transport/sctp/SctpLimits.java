@@ -10,13 +10,22 @@ package org.rddp.transport.sctp;
  *                              a Session Terminate (RFC 5043 §6.4) without reaching it
  * @param memory                octets of buffers all associations may take together, each counting
  *                              {@link #octetsPerAssociation} (what this side allocates for it, and the socket
- *                              buffers the stack gives it, which fill as data queues); it lowers the association
- *                              limit
+ *                              buffers the stack gives it, which fill as data queues), and the chunks their sessions
+ *                              hold ahead of their turn; it lowers the association limit
  * @param streams               streams each way asked for on every association, 1 to 65,535 (RFC 9260 §3.3.2): the
  *                              queue pairs one association carries; when every stream of the associations to a
  *                              peer is taken, the next queue pair gets an association of its own
+ * @param heldPerAssociation    octets of chunks that came ahead of their turn (RFC 5043 §10) the sessions of one
+ *                              association may hold together, copies and bookkeeping; a chunk beyond it ends its
+ *                              session with a Terminate. A sender has at most what its send buffer holds
+ *                              unacknowledged beyond a lost chunk (4 MiB on either backend here), so the default
+ *                              leaves room for a peer whose buffer is twice that; the process holds a quarter of
+ *                              the heap's limit at most, whatever the managers allow
  */
-public record SctpLimits(int associations, int pendingPerAssociation, long memory, int streams) {
+public record SctpLimits(int associations, int pendingPerAssociation, long memory, int streams,
+        long heldPerAssociation) {
+    /** The default {@link #heldPerAssociation}: 8 MiB. */
+    public static final long HELD_PER_ASSOCIATION = 8L << 20;
     /** The most streams an association has each way (a 16-bit count, RFC 9260 §3.3.2). */
     public static final int MAX_STREAMS = 65_535;
     /**
@@ -28,9 +37,10 @@ public record SctpLimits(int associations, int pendingPerAssociation, long memor
 
     /** Validates. */
     public SctpLimits {
-        if (associations < 1 || pendingPerAssociation < 1 || memory < 1) {
+        if (associations < 1 || pendingPerAssociation < 1 || memory < 1 || heldPerAssociation < 0) {
             throw new IllegalArgumentException("limits of at least 1, not " + associations + " associations, "
-                    + pendingPerAssociation + " pending Initiates and " + memory + " octets");
+                    + pendingPerAssociation + " pending Initiates and " + memory + " octets, and no negative held "
+                    + "octets (" + heldPerAssociation + ")");
         }
         if (streams < 1 || streams > MAX_STREAMS) {
             throw new IllegalArgumentException("an association has 1 to " + MAX_STREAMS + " streams each way, not "
@@ -40,30 +50,36 @@ public record SctpLimits(int associations, int pendingPerAssociation, long memor
 
     /**
      * The defaults: 4096 associations, 16 Initiates waiting for the ULP on each, no separate memory limit,
-     * {@link SctpConnectionManager#STREAMS} streams.
+     * {@link SctpConnectionManager#STREAMS} streams, {@link #HELD_PER_ASSOCIATION} octets held ahead of their turn
+     * per association.
      */
     public static SctpLimits defaults() {
-        return new SctpLimits(4096, 16, Long.MAX_VALUE, SctpConnectionManager.STREAMS);
+        return new SctpLimits(4096, 16, Long.MAX_VALUE, SctpConnectionManager.STREAMS, HELD_PER_ASSOCIATION);
     }
 
     /** These limits with another number of associations. */
     public SctpLimits withAssociations(int count) {
-        return new SctpLimits(count, pendingPerAssociation, memory, streams);
+        return new SctpLimits(count, pendingPerAssociation, memory, streams, heldPerAssociation);
     }
 
     /** These limits with another number of Initiates that may wait for the ULP on one association. */
     public SctpLimits withPendingPerAssociation(int count) {
-        return new SctpLimits(associations, count, memory, streams);
+        return new SctpLimits(associations, count, memory, streams, heldPerAssociation);
     }
 
     /** These limits with another memory limit, in octets. */
     public SctpLimits withMemory(long octets) {
-        return new SctpLimits(associations, pendingPerAssociation, octets, streams);
+        return new SctpLimits(associations, pendingPerAssociation, octets, streams, heldPerAssociation);
     }
 
     /** These limits asking for {@code count} streams each way on every association (the peer may grant fewer). */
     public SctpLimits withStreams(int count) {
-        return new SctpLimits(associations, pendingPerAssociation, memory, count);
+        return new SctpLimits(associations, pendingPerAssociation, memory, count, heldPerAssociation);
+    }
+
+    /** These limits with another number of octets one association's sessions may hold ahead of their turn. */
+    public SctpLimits withHeldPerAssociation(long octets) {
+        return new SctpLimits(associations, pendingPerAssociation, memory, streams, octets);
     }
 
     /**
@@ -78,6 +94,11 @@ public record SctpLimits(int associations, int pendingPerAssociation, long memor
 
     /** The associations these limits allow on {@code stack}: the smaller of the two limits. */
     public long associationsOn(SctpStack stack) {
-        return Math.min(associations, memory / octetsPerAssociation(stack));
+        return associationsOn(stack, 0);
+    }
+
+    /** The associations these limits allow on {@code stack} while their sessions hold {@code held} octets early. */
+    long associationsOn(SctpStack stack, long held) {
+        return Math.min(associations, Math.max(0, memory - held) / octetsPerAssociation(stack));
     }
 }

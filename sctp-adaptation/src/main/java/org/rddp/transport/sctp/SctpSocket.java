@@ -52,6 +52,17 @@ public interface SctpSocket extends AutoCloseable {
         // each message goes as it comes
     }
 
+    /**
+     * Whether every DATA chunk handed to the stack so far has been acknowledged by the peer's SCTP (SCTP_STATUS
+     * reports no unacknowledged DATA chunk: with nothing in flight a stack holds nothing back either, since Nagle
+     * waits only for data in flight and a closed window still lets one chunk go, RFC 9260 §6.1). RFC 5043 §6.6 reuses
+     * a stream only once no chunk of its previous session may be outstanding. Owner thread; a backend that cannot
+     * tell says true.
+     */
+    default boolean allSentAcknowledged() {
+        return true;
+    }
+
     /** Outbound streams of the association (equal to the inbound ones on a DDP association, RFC 5043 §8). */
     int streams();
 

@@ -8,8 +8,11 @@ import org.rddp.verbs.Counters;
  * The session control of one DDP stream (RFC 5043 §6, with the enhanced messages of RFC 6581 §7): which session
  * control messages and DDP segments are legal in which state, and what each one does. It decides; its I/O shell
  * ({@link DdpAssociation.Session}) carries out the {@link Effects}. A message that fits no legal sequence ends the
- * session with a Session Terminate, and the stream drains until the peer's Terminate, so that it is not reused while
- * chunks of the old session may be in flight (§6.6). Not thread-safe: the association's loop.
+ * session with a Session Terminate, and so does an abort; the stream then drains until the peer's Terminate has come
+ * in its turn, so that it is not reused while chunks of the old session may be in flight (§6.6). A stream that drains
+ * after a chunk that came with no session open (there is no Terminate to wait for) takes a new session again when
+ * the peer's Initiate comes at DDP-SSN 0: every Initiate gets an answer (§6.2–§6.4). Not thread-safe: the
+ * association's loop.
  */
 final class SessionStateMachine {
     /** Session states, derived from the legal sequences of RFC 5043 §6. */
@@ -25,8 +28,9 @@ final class SessionStateMachine {
         /** This side sent its Terminate; the peer's may still come. */
         CLOSING,
         /**
-         * This side ended the session over an illegal chunk; everything from the peer is dropped until its
-         * Terminate, so the stream is not reused while old chunks may be in flight (RFC 5043 §6.6).
+         * This side ended the session, over an illegal chunk or by aborting it; what the peer sent for it is dropped
+         * until its Terminate comes in its turn, so that the stream is not reused while old chunks may be in flight
+         * (RFC 5043 §6.6).
          */
         DRAINING,
     }
@@ -53,6 +57,8 @@ final class SessionStateMachine {
     private State state = State.IDLE;
     private boolean enhanced;
     private boolean peerTerminated;
+    /** In DRAINING: the peer had a session, whose Terminate is still to come in its turn. */
+    private boolean awaitingTerminate;
     private String lastIllegal;
 
     SessionStateMachine(Effects effects) {
@@ -71,6 +77,34 @@ final class SessionStateMachine {
     /** Whether DDP segments may be sent now: the session is open and this side has not ended it. */
     boolean sending() {
         return state == State.OPEN;
+    }
+
+    /**
+     * Whether a chunk that came ahead of its turn may be kept until then: only for a session this side has taken
+     * part in (it sent the Initiate, or an Accept), which the peer has not ended. With no session open the only legal
+     * chunk is an Initiate at DDP-SSN 0, and RFC 5043 §10 allocates nothing for a DDP-SSN not yet shown valid.
+     */
+    boolean holdsEarly() {
+        return state == State.INITIATE_SENT || (state == State.OPEN || state == State.CLOSING) && !peerTerminated;
+    }
+
+    /**
+     * Whether a draining stream keeps track of the chunks that come ahead of their turn (their DDP-SSNs, not their
+     * contents): the peer's Terminate is still to come, and the drain ends only once it has come in its turn.
+     */
+    boolean drainsToTerminate() {
+        return state == State.DRAINING && awaitingTerminate;
+    }
+
+    /**
+     * The peer started a new session on a draining stream: its Initiate came at DDP-SSN 0, so its chunks of any
+     * earlier session are behind it (keeping them so is the initiator's duty, RFC 5043 §6.6). The stream is free; the
+     * Initiate is then taken as on any idle stream.
+     */
+    void restart() {
+        if (state == State.DRAINING) {
+            endSession();
+        }
     }
 
     /** Active side: sends an Initiate (plain or enhanced); its answer comes through {@link Effects#answered}. */
@@ -110,7 +144,10 @@ final class SessionStateMachine {
         }
     }
 
-    /** This side tears the session down at once: a Terminate if none was sent yet, and no wait for the peer's. */
+    /**
+     * This side tears the session down at once: a Terminate if none was sent yet, and the stream above hears now. The
+     * peer's Terminate is still to come: the stream drains until it has (§6.6).
+     */
     void abort() {
         if (state != State.OPEN && state != State.CLOSING) {
             return;
@@ -118,7 +155,7 @@ final class SessionStateMachine {
         if (state == State.OPEN) {
             effects.send(new SessionControl.Terminate());
         }
-        endSession();
+        drain(true);
         effects.ended(false, "aborted");
     }
 
@@ -126,6 +163,8 @@ final class SessionStateMachine {
     void lost(String reason) {
         State was = state;
         state = State.IDLE;
+        peerTerminated = false;
+        awaitingTerminate = false;
         if (was == State.OPEN || was == State.CLOSING) {
             effects.ended(false, reason);
         } else if (was == State.INITIATE_SENT) {
@@ -213,8 +252,9 @@ final class SessionStateMachine {
         if (was != State.CLOSING) {
             effects.send(new SessionControl.Terminate());
         }
-        endSession();
-        state = State.DRAINING;
+        // a peer with a session answers this side's Terminate with its own; one without (no session, or an Initiate
+        // this Terminate refuses, §6.4) sends none
+        drain(was != State.IDLE && was != State.PENDING_ULP);
         if (was == State.OPEN || was == State.CLOSING) {
             effects.ended(false, "illegal session sequence: " + reason);
         } else if (was == State.INITIATE_SENT) {
@@ -226,7 +266,18 @@ final class SessionStateMachine {
     private void endSession() {
         state = State.IDLE;
         peerTerminated = false;
+        awaitingTerminate = false;
         effects.startedOver();
+    }
+
+    /**
+     * This side's part of the session is over; the peer's chunks of it are still taken in their turn, and dropped,
+     * until its Terminate ({@code awaitTerminate}) or a new Initiate at DDP-SSN 0 ({@link #restart}) frees the stream.
+     */
+    private void drain(boolean awaitTerminate) {
+        state = State.DRAINING;
+        peerTerminated = false;
+        awaitingTerminate = awaitTerminate;
     }
 
     private static boolean accepts(SessionControl control) {

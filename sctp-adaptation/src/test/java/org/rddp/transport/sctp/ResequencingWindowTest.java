@@ -12,7 +12,29 @@ import org.rddp.wire.Wire;
 
 /** RFC 5043 §10's re-sequencing, driven chunk by chunk: every outcome is decided by the DDP-SSNs alone. */
 class ResequencingWindowTest {
-    private final ResequencingWindow window = new ResequencingWindow();
+    /** A budget that counts what the window takes, up to {@link #limit}. */
+    private static final class Counted implements ResequencingWindow.Budget {
+        long limit = Long.MAX_VALUE;
+        long taken;
+
+        @Override
+        public boolean take(long octets) {
+            if (taken + octets > limit) {
+                return false;
+            }
+            taken += octets;
+            return true;
+        }
+
+        @Override
+        public void give(long octets) {
+            taken -= octets;
+            assertThat(taken).as("never more given back than taken").isNotNegative();
+        }
+    }
+
+    private final Counted budget = new Counted();
+    private final ResequencingWindow window = new ResequencingWindow(budget);
     private final List<String> delivered = new ArrayList<>();
     private final ResequencingWindow.Delivery record = (ppid, chunk, length, placed) -> delivered.add(
             Wire.u16(chunk, 0) + (ppid == 17 ? "c" : "") + (placed ? "p" : "") + "/" + length);
@@ -67,13 +89,14 @@ class ResequencingWindowTest {
 
     @ParameterizedTest(name = "expecting {0}: DDP-SSN {1} is {2}")
     @CsvSource({
-        "0, 1023, HOLD",          // the last slot of the window
-        "0, 1024, OUTSIDE",       // one beyond it
+        "0, 32767, HOLD",         // the last DDP-SSN a sender may have unacknowledged (RFC 5043 §10)
+        "0, 32768, OUTSIDE",      // one beyond it: half the space ahead is behind
         "65535, 0, HOLD",         // the sequence wraps: 0 follows 65535
-        "65535, 1022, HOLD",
-        "65535, 1023, OUTSIDE",
+        "65535, 32766, HOLD",
+        "65535, 32767, OUTSIDE",
         "5, 4, OUTSIDE",          // just behind
-        "5, 32772, OUTSIDE",      // half the space ahead is behind
+        "5, 32772, HOLD",
+        "5, 32773, OUTSIDE",
     })
     void theWindowReachesSizeMinusOneAheadAcrossTheWrap(int expected, int ssn, ResequencingWindow.Verdict verdict) {
         deliverUpTo(expected - 1);
@@ -113,6 +136,64 @@ class ResequencingWindowTest {
                 .isEqualTo(ResequencingWindow.Verdict.HOLD);
         window.deliver(17, chunk(0, 4), 4, endsOnControl);
         assertThat(window.expected()).as("the new session's Initiate started it over once more").isZero();
+    }
+
+    /**
+     * Everything held is counted: each copy, and the slots, which grow with the distance ahead; what is delivered or
+     * dropped with the session is given back, to the octet.
+     */
+    @Test
+    void whatTheWindowHoldsIsTakenFromItsBudgetAndGivenBack() {
+        assertThat(window.hold(3, 16, chunk(3, 100), 0, 100, false)).isTrue();
+        long first = ResequencingWindow.COPY_OVERHEAD + 100 + 16L * ResequencingWindow.SLOT_OCTETS;
+        assertThat(budget.taken).isEqualTo(first);
+        assertThat(window.hold(1000, 16, chunk(1000, 50), 0, 50, false)).isTrue();
+        assertThat(budget.taken).isEqualTo(first + ResequencingWindow.COPY_OVERHEAD + 50
+                + (1024L - 16) * ResequencingWindow.SLOT_OCTETS);
+        assertThat(window.held()).isEqualTo(2);
+        assertThat(window.octets()).isEqualTo(budget.taken);
+        for (int ssn = 0; ssn < 3; ssn++) {
+            window.deliver(16, chunk(ssn, 10), 10, record);
+        }
+        assertThat(window.held()).as("3 was delivered in its turn").isOne();
+        window.reset();
+        assertThat(budget.taken).as("all of it back once the session is over").isZero();
+        assertThat(window.held()).isZero();
+    }
+
+    @Test
+    void aChunkTheBudgetCannotTakeIsNotHeldAndChangesNothing() {
+        budget.limit = 2_000;
+        assertThat(window.hold(1, 16, chunk(1, 1000), 0, 1000, false)).isTrue();
+        long before = budget.taken;
+        assertThat(window.hold(2, 16, chunk(2, 1000), 0, 1000, false)).as("past the limit").isFalse();
+        assertThat(budget.taken).isEqualTo(before);
+        assertThat(window.classify(2)).as("not held, so not a duplicate either").isEqualTo(
+                ResequencingWindow.Verdict.HOLD);
+        assertThat(window.hold(30_000, 16, chunk(30_000, 4), 0, 4, false)).as("its slots alone pass the limit")
+                .isFalse();
+        window.deliver(16, chunk(0, 10), 10, record);
+        assertThat(delivered).containsExactly("0/10", "1/1000");
+        assertThat(window.expected()).isEqualTo(2);
+        assertThat(budget.taken).as("only the slots are left").isEqualTo(16L * ResequencingWindow.SLOT_OCTETS);
+    }
+
+    @Test
+    void slotsGrowAcrossTheWrapAndEveryHeldChunkKeepsItsPlace() {
+        deliverUpTo(65530);
+        for (int ahead : new int[] {3, 20, 300, 9_000}) {
+            int ssn = (65531 + ahead) & 0xFFFF;
+            assertThat(window.hold(ssn, 16, chunk(ssn, 8), 0, 8, ahead == 20)).isTrue();
+        }
+        for (int ssn = 65531; ssn != ((65531 + 9_001) & 0xFFFF); ssn = (ssn + 1) & 0xFFFF) {
+            if (window.classify(ssn) == ResequencingWindow.Verdict.DELIVER) {
+                window.deliver(16, chunk(ssn, 10), 10, record);
+            }
+        }
+        assertThat(delivered).filteredOn(line -> line.endsWith("/8")).containsExactly(
+                ((65531 + 3) & 0xFFFF) + "/8", ((65531 + 20) & 0xFFFF) + "p/8", ((65531 + 300) & 0xFFFF) + "/8",
+                ((65531 + 9_000) & 0xFFFF) + "/8");
+        assertThat(window.held()).isZero();
     }
 
     /** Delivers, in order, every chunk from the expected one to {@code last} (none when it is behind). */

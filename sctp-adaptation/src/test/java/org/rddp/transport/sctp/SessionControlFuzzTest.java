@@ -3,10 +3,6 @@ package org.rddp.transport.sctp;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.net.InetSocketAddress;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -15,8 +11,6 @@ import org.rddp.loop.Poller;
 import org.rddp.rdmap.EnhancedConnectionData;
 import org.rddp.sctp.DdpSctp;
 import org.rddp.sctp.SessionControl;
-import org.rddp.sctp.SessionControlChunk;
-import org.rddp.wire.MalformedFrameException;
 import org.rddp.wire.PrivateData;
 
 /**
@@ -52,10 +46,11 @@ class SessionControlFuzzTest {
         }
         boolean reject = (input[0] & 1) != 0;
         boolean defer = (input[0] & 2) != 0;
-        ScriptedSocket socket = new ScriptedSocket();
+        ScriptedSctpSocket socket = new ScriptedSctpSocket(STREAMS, MAX_MESSAGE);
         Loop loop = Loop.manual("fuzz", Poller.parking());
         try {
-            DdpAssociation association = new DdpAssociation(socket, loop, down -> { }, ChunkTap.NONE);
+            DdpAssociation association = new DdpAssociation(socket, loop, down -> { }, ChunkTap.NONE,
+                    new EarlyChunkBudget(SctpLimits.HELD_PER_ASSOCIATION, EarlyChunkBudget.Shared.NONE));
             List<DdpAssociation.Session> pending = new ArrayList<>();
             association.start((session, initiate) -> {
                 if (defer) {
@@ -104,7 +99,7 @@ class SessionControlFuzzTest {
                 assertThat(association.session(s).state()).isEqualTo(SessionStateMachine.State.IDLE);
             }
         } finally {
-            RuntimeException escaped = loop.failure();
+            Throwable escaped = loop.failure();
             loop.close();
             if (escaped != null) {
                 throw new AssertionError("an exception escaped the association", escaped);
@@ -149,7 +144,7 @@ class SessionControlFuzzTest {
 
     private static SessionControl answer(SessionControl initiate, boolean reject) {
         if (initiate instanceof SessionControl.EnhancedInitiate) {
-            return reject ? new SessionControl.EnhancedReject(ORDS, PrivateData.EMPTY)
+            return reject ? new SessionControl.EnhancedReject(PrivateData.EMPTY)
                     : new SessionControl.EnhancedAccept(ORDS, PrivateData.EMPTY);
         }
         return reject ? new SessionControl.Reject(PrivateData.EMPTY) : new SessionControl.Accept(PrivateData.EMPTY);
@@ -160,105 +155,5 @@ class SessionControlFuzzTest {
         for (int cycles = 0; loop.invoke() > 0; cycles++) {
             assertThat(cycles).as("duty cycles for one record").isLessThan(CYCLE_BOUND);
         }
-    }
-
-    /** An association whose peer is the fuzzer: it reads scripted messages and checks everything sent. */
-    private static final class ScriptedSocket implements SctpSocket {
-        private final ArrayDeque<Object[]> inbound = new ArrayDeque<>();
-        private Runnable hook = () -> { };
-        boolean full;
-
-        void arrive(int kind, int value) {
-            inbound.add(new Object[] {kind, value});
-            hook.run();
-        }
-
-        void arrive(int stream, int ppid, boolean unordered, boolean complete, byte[] octets) {
-            inbound.add(new Object[] {SctpSocket.ReceivedMessage.DATA, stream, ppid, unordered, complete, octets});
-            hook.run();
-        }
-
-        void writableNow() {
-            hook.run();
-        }
-
-        @Override
-        public void onReady(Runnable newHook) {
-            hook = newHook;
-        }
-
-        @Override
-        public int send(MemorySegment data, long offset, int length, int streamId, int ppid, boolean unordered) {
-            if (full) {
-                return WOULD_BLOCK;
-            }
-            assertThat(unordered).as("the U bit (RFC 5043 §10)").isTrue();
-            assertThat(streamId).isBetween(0, STREAMS - 1);
-            assertThat(length).isBetween(DdpSctp.DDP_SSN_LENGTH, MAX_MESSAGE);
-            assertThat(ppid).isIn(DdpSctp.PPID_DDP_SEGMENT, DdpSctp.PPID_SESSION_CONTROL);
-            if (ppid == DdpSctp.PPID_SESSION_CONTROL) {
-                SessionControlChunk chunk;
-                try {
-                    chunk = SessionControlChunk.decode(data, offset, length);
-                } catch (MalformedFrameException e) {
-                    throw new AssertionError("sent session control that does not decode", e);
-                }
-                if (!(chunk.message() instanceof SessionControl.Terminate)) {
-                    assertThat(chunk.ddpSsn()).as("%s opens a session at DDP-SSN 0", chunk.message()).isZero();
-                }
-            }
-            return length;
-        }
-
-        @Override
-        public int receive(MemorySegment buffer, ReceivedMessage into) {
-            Object[] next = inbound.poll();
-            if (next == null) {
-                return WOULD_BLOCK;
-            }
-            into.kind = (Integer) next[0];
-            if (into.kind != ReceivedMessage.DATA) {
-                into.value = (Integer) next[1];
-                return 0;
-            }
-            into.streamId = (Integer) next[1];
-            into.ppid = (Integer) next[2];
-            into.unordered = (Boolean) next[3];
-            into.complete = (Boolean) next[4];
-            byte[] octets = (byte[]) next[5];
-            MemorySegment.copy(octets, 0, buffer, ValueLayout.JAVA_BYTE, 0, octets.length);
-            return octets.length;
-        }
-
-        @Override
-        public InetSocketAddress remoteAddress() {
-            return new InetSocketAddress("192.0.2.1", 5043);
-        }
-
-        @Override
-        public boolean writable() {
-            return !full;
-        }
-
-        @Override
-        public int streams() {
-            return STREAMS;
-        }
-
-        @Override
-        public int maxMessage() {
-            return MAX_MESSAGE;
-        }
-
-        @Override
-        public void close() {
-            // nothing to free
-        }
-
-        @Override
-        public void abort() {
-            // nothing to free
-        }
-
     }
 }

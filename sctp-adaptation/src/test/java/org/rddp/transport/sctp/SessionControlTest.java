@@ -251,7 +251,33 @@ class SessionControlTest {
 
             peer.control(2, 0, new SessionControl.EnhancedInitiate(EnhancedConnectionData.clientServer(1, 1), HELLO));
             request().reject(NO);
-            assertThat(peer.next().control()).isEqualTo(new SessionControl.EnhancedReject(null, NO));
+            assertThat(peer.next().control()).isEqualTo(new SessionControl.EnhancedReject(NO));
+        }
+    }
+
+    /**
+     * Between two rddp ends a ULP's reject of an enhanced Initiate arrives with its private data whole, whatever its
+     * length: an Enhanced Reject carries no enhanced data to mistake its first four octets for (RFC 6581 §7, §9).
+     */
+    @ParameterizedTest(name = "{0} octets of private data")
+    @org.junit.jupiter.params.provider.ValueSource(ints = {0, 1, 4, 512})
+    void anEnhancedRejectsPrivateDataArrivesWhole(int length) throws Exception {
+        byte[] octets = new byte[length];
+        for (int i = 0; i < length; i++) {
+            octets[i] = (byte) (0xA0 + i);
+        }
+        PrivateData why = PrivateData.of(octets);
+        try (Listener listener = ours.listen(address, request -> request.reject(why));
+                SctpConnectionManager initiator = new SctpConnectionManager(UsrsctpStack.udp(),
+                        InetAddress.getLoopbackAddress())) {
+            CompletableFuture<Connection> connecting = initiator.connect(queuePair(), address, new ConnectOptions(
+                    HELLO, true, 2, 2, false, Set.of(), Duration.ofSeconds(10)));
+            Throwable failure = catchThrowable(() -> connecting.get(15, TimeUnit.SECONDS));
+            assertThat(failure).isNotNull();
+            assertThat(failure.getCause()).isInstanceOfSatisfying(ConnectionRejectedException.class, e -> {
+                assertThat(e.byUlp()).isTrue();
+                assertThat(e.privateData().toByteArray()).as("the reject's private data").isEqualTo(octets);
+            });
         }
     }
 
@@ -445,8 +471,7 @@ class SessionControlTest {
             int sid = initiate.streamId();
             switch (answer) {
                 case "REJECT" -> peer.control(sid, 0, new SessionControl.Reject(NO));
-                case "ENHANCED_REJECT" -> peer.control(sid, 0, new SessionControl.EnhancedReject(
-                        EnhancedConnectionData.clientServer(0, 7), NO));
+                case "ENHANCED_REJECT" -> peer.control(sid, 0, new SessionControl.EnhancedReject(NO));
                 case "TERMINATE" -> peer.control(sid, 0, new SessionControl.Terminate());
                 case "ENHANCED_ACCEPT_TO_PLAIN" -> peer.control(sid, 0, new SessionControl.EnhancedAccept(
                         EnhancedConnectionData.clientServer(1, 1), PrivateData.EMPTY));
@@ -462,7 +487,10 @@ class SessionControlTest {
                     assertThat(e.privateData()).isEqualTo(NO);
                 });
                 case "ENHANCED_REJECT" -> assertThat(cause).isInstanceOfSatisfying(ConnectionRejectedException.class,
-                        e -> assertThat(e.peerOrd()).isEqualTo(7));
+                        e -> {
+                            assertThat(e.byUlp()).isTrue();
+                            assertThat(e.privateData()).isEqualTo(NO);
+                        });
                 case "TERMINATE" -> assertThat(cause).isInstanceOfSatisfying(ConnectionRejectedException.class,
                         e -> assertThat(e.byUlp()).isFalse());
                 case "ENHANCED_ACCEPT_TO_PLAIN" -> {

@@ -62,7 +62,7 @@ class SessionStateMachineTest {
             case "Accept" -> new SessionControl.Accept(NONE);
             case "EnhancedAccept" -> new SessionControl.EnhancedAccept(DATA, NONE);
             case "Reject" -> new SessionControl.Reject(NONE);
-            case "EnhancedReject" -> new SessionControl.EnhancedReject(null, NONE);
+            case "EnhancedReject" -> new SessionControl.EnhancedReject(NONE);
             case "Terminate" -> new SessionControl.Terminate();
             default -> throw new IllegalArgumentException(name);
         };
@@ -104,40 +104,41 @@ class SessionStateMachineTest {
         // no session: only an Initiate starts one; the ULP decides
         "IDLE; Initiate; PENDING_ULP; ask ULP",
         "IDLE; EnhancedInitiate; PENDING_ULP; ask ULP",
-        "IDLE; Accept; DRAINING; send Terminate, SSN 0",
-        "IDLE; Terminate; DRAINING; send Terminate, SSN 0",
-        "IDLE; segment; DRAINING; send Terminate, SSN 0",
+        "IDLE; Accept; DRAINING; send Terminate",
+        "IDLE; Terminate; DRAINING; send Terminate",
+        "IDLE; segment; DRAINING; send Terminate",
         "IDLE; close; IDLE; ",
         "IDLE; lost; IDLE; ",
         // active side: the answer must match the kind of Initiate (RFC 6581 §10); Terminate is a non-ULP reject
         "INITIATE_SENT; Accept; OPEN; answer Accept",
         "INITIATE_SENT; Reject; IDLE; SSN 0, answer Reject",
         "INITIATE_SENT; Terminate; IDLE; SSN 0, answer Terminate",
-        "INITIATE_SENT; EnhancedAccept; DRAINING; send Terminate, SSN 0, answer none",
-        "INITIATE_SENT; Initiate; DRAINING; send Terminate, SSN 0, answer none",
-        "INITIATE_SENT; segment; DRAINING; send Terminate, SSN 0, answer none",
+        "INITIATE_SENT; EnhancedAccept; DRAINING; send Terminate, answer none",
+        "INITIATE_SENT; Initiate; DRAINING; send Terminate, answer none",
+        "INITIATE_SENT; segment; DRAINING; send Terminate, answer none",
         "INITIATE_SENT; lost; IDLE; answer none",
         "ENHANCED_SENT; EnhancedAccept; OPEN; answer EnhancedAccept",
         "ENHANCED_SENT; EnhancedReject; IDLE; SSN 0, answer EnhancedReject",
-        "ENHANCED_SENT; Accept; DRAINING; send Terminate, SSN 0, answer none",
+        "ENHANCED_SENT; Accept; DRAINING; send Terminate, answer none",
         // passive side, the ULP deciding: the initiator may give up; nothing else is legal
         "PENDING_ULP; Terminate; IDLE; SSN 0",
-        "PENDING_ULP; Initiate; DRAINING; send Terminate, SSN 0",
-        "PENDING_ULP; segment; DRAINING; send Terminate, SSN 0",
+        "PENDING_ULP; Initiate; DRAINING; send Terminate",
+        "PENDING_ULP; segment; DRAINING; send Terminate",
         // open: segments both ways; the peer's Terminate is answered with this side's; no other control
         "OPEN; segment; OPEN; ",
         "OPEN; Terminate; IDLE; send Terminate, SSN 0, ended",
         "OPEN; close; CLOSING; send Terminate",
-        "OPEN; abort; IDLE; send Terminate, SSN 0, lost",
+        "OPEN; abort; DRAINING; send Terminate, lost", // the peer's Terminate is still to come (§6.6)
         "OPEN; lost; IDLE; lost",
-        "OPEN; Accept; DRAINING; send Terminate, SSN 0, lost",
-        "OPEN; Initiate; DRAINING; send Terminate, SSN 0, lost",
+        "OPEN; Accept; DRAINING; send Terminate, lost",
+        "OPEN; Initiate; DRAINING; send Terminate, lost",
         // closing: the peer's Terminate ends it; its segments sent before that are still delivered
         "CLOSING; segment; CLOSING; ",
         "CLOSING; Terminate; IDLE; SSN 0, ended",
-        "CLOSING; abort; IDLE; SSN 0, lost",
-        "CLOSING; Accept; DRAINING; SSN 0, lost",
-        // draining: only the peer's Terminate frees the stream; the rest is dropped
+        "CLOSING; abort; DRAINING; lost",
+        "CLOSING; Accept; DRAINING; lost",
+        // draining: only the peer's Terminate frees the stream (the shell also lets an Initiate at DDP-SSN 0 restart
+        // it: DrainingStreamTest); the rest is dropped
         "DRAINING; Terminate; IDLE; SSN 0",
         "DRAINING; Initiate; DRAINING; ",
         "DRAINING; segment; DRAINING; ",
@@ -183,5 +184,55 @@ class SessionStateMachineTest {
     void anIllegalChunkIsRecordedWithWhereItCame() {
         machine.received(message("Reject"));
         assertThat(machine.lastIllegal()).contains("with no session");
+    }
+
+    /** RFC 5043 §10: chunks ahead of their turn are kept only for a session this side takes part in. */
+    @ParameterizedTest(name = "{0}: holds early chunks {1}")
+    @CsvSource({"IDLE, false", "INITIATE_SENT, true", "PENDING_ULP, false", "OPEN, true", "CLOSING, true",
+        "DRAINING, false"})
+    void earlyChunksAreKeptOnlyForASessionThisSideTakesPartIn(String state, boolean holds) {
+        reach(state);
+        assertThat(machine.holdsEarly()).isEqualTo(holds);
+    }
+
+    @Test
+    void aSessionThePeerEndedHoldsNothingMoreEarly() {
+        reach("CLOSING");
+        machine.received(message("Terminate"));
+        assertThat(machine.holdsEarly()).isFalse();
+    }
+
+    /**
+     * A stream drains to the peer's Terminate only where the peer had a session: after an illegal chunk with no
+     * session (or one refusing an Initiate) no Terminate will come, and only a new Initiate frees it.
+     */
+    @ParameterizedTest(name = "illegal in {0}: waits for the peer's Terminate {1}")
+    @CsvSource({"IDLE, false", "PENDING_ULP, false", "INITIATE_SENT, true", "OPEN, true", "CLOSING, true"})
+    void aDrainWaitsForThePeersTerminateOnlyWhereThePeerHadASession(String state, boolean awaits) {
+        reach(state);
+        machine.illegal("a test's");
+        assertThat(machine.state()).isEqualTo(State.DRAINING);
+        assertThat(machine.drainsToTerminate()).isEqualTo(awaits);
+    }
+
+    @Test
+    void anAbortDrainsToThePeersTerminate() {
+        reach("OPEN");
+        machine.abort();
+        assertThat(machine.drainsToTerminate()).isTrue();
+        effects.clear();
+        machine.received(message("Terminate"));
+        assertThat(machine.state()).isEqualTo(State.IDLE);
+        assertThat(effects).containsExactly("SSN 0");
+    }
+
+    @Test
+    void aRestartFreesADrainingStreamForTheNextSession() {
+        reach("DRAINING");
+        machine.restart();
+        assertThat(machine.state()).isEqualTo(State.IDLE);
+        assertThat(effects).containsExactly("SSN 0");
+        machine.received(message("Initiate"));
+        assertThat(machine.state()).isEqualTo(State.PENDING_ULP);
     }
 }

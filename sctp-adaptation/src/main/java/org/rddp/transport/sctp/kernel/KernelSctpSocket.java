@@ -40,6 +40,8 @@ final class KernelSctpSocket extends NativeSctpSocket {
     private final MemorySegment fromlen = arena.allocate(JAVA_INT);
     private final MemorySegment pollfd = arena.allocate(8, 4);
     private final MemorySegment noDelay = arena.allocate(JAVA_INT);
+    private final MemorySegment status = arena.allocate(Native.STATUS_SIZE, 4);
+    private final MemorySegment statusLength = arena.allocate(JAVA_INT);
 
     /** Wraps an established association on {@code fd}, whose {@link #status} is {@code status}. */
     private KernelSctpSocket(int fd, InetSocketAddress remote, int[] status, EpollPoller poller) throws IOException {
@@ -159,6 +161,23 @@ final class KernelSctpSocket extends NativeSctpSocket {
         try {
             KernelSctpStack.setsockopt(fd, sendState, Posix.IPPROTO_SCTP, Native.SCTP_NODELAY, noDelay,
                     "SCTP_NODELAY");
+        } finally {
+            calls.exit();
+        }
+    }
+
+    @Override
+    public boolean allSentAcknowledged() {
+        if (!calls.tryEnter()) {
+            return true; // closed: nothing of it can be reused
+        }
+        try {
+            statusLength.set(JAVA_INT, 0, Native.STATUS_SIZE);
+            int result = (int) Posix.GETSOCKOPT.invokeExact(sendState, fd, Posix.IPPROTO_SCTP, Native.SCTP_STATUS,
+                    status, statusLength);
+            return result != 0 || status.get(JAVA_SHORT, Native.STATUS_UNACKDATA) == 0;
+        } catch (Throwable e) {
+            return true; // the association is failing: the next call finds out
         } finally {
             calls.exit();
         }

@@ -65,6 +65,7 @@ final class Native {
     static final long RCVINFO_PPID = 8;
     /** struct sctp_status up to and including its primary path's MTU. */
     static final int STATUS_SIZE = 176;
+    static final long STATUS_UNACKDATA = 12;
     static final long STATUS_INSTRMS = 16;
     static final long STATUS_OUTSTRMS = 18;
     static final long STATUS_FRAGMENTATION_POINT = 20;

@@ -46,6 +46,7 @@ final class Usrsctp {
     static final int SCTP_STATUS = 0x100;
     /** {@code struct sctp_status}: assoc id, state, rwnd, two counters, then the streams each way (usrsctp.h). */
     static final long STATUS_SIZE = 176;
+    static final long STATUS_UNACKDATA = 12;
     static final long STATUS_INSTRMS = 16;
     static final long STATUS_OUTSTRMS = 18;
 

@@ -37,6 +37,8 @@ final class UsrsctpSocket extends NativeSctpSocket {
     private final MemorySegment from = arena.allocate(Usrsctp.SOCKADDR_STORAGE_SIZE);
     private final MemorySegment fromlen = arena.allocate(JAVA_INT);
     private final MemorySegment noDelay = arena.allocate(JAVA_INT);
+    private final MemorySegment status = arena.allocate(Usrsctp.STATUS_SIZE, 8);
+    private final MemorySegment statusLength = arena.allocate(JAVA_INT);
 
     /** @param onFree runs once the socket is freed (a raw IP socket's loop stops taking its port) */
     UsrsctpSocket(MemorySegment socket, int streams, int maxMessage, java.net.InetSocketAddress remote,
@@ -140,6 +142,23 @@ final class UsrsctpSocket extends NativeSctpSocket {
         calls.enter();
         try {
             UsrsctpStack.setsockopt(socket, sendState, Usrsctp.SCTP_NODELAY, noDelay, "SCTP_NODELAY");
+        } finally {
+            calls.exit();
+        }
+    }
+
+    @Override
+    public boolean allSentAcknowledged() {
+        if (!calls.tryEnter()) {
+            return true; // closed: nothing of it can be reused
+        }
+        try {
+            statusLength.set(JAVA_INT, 0, (int) Usrsctp.STATUS_SIZE);
+            int result = (int) Usrsctp.GETSOCKOPT.invokeExact(sendState, socket, Usrsctp.IPPROTO_SCTP,
+                    Usrsctp.SCTP_STATUS, status, statusLength);
+            return result != 0 || status.get(JAVA_SHORT, Usrsctp.STATUS_UNACKDATA) == 0;
+        } catch (Throwable e) {
+            return true; // the association is failing: the next call finds out
         } finally {
             calls.exit();
         }
