@@ -78,6 +78,8 @@ public final class MpaConnectionManager implements ConnectionManager {
     /** Connections accepted whose startup has yet to begin on their loop. */
     private final java.util.concurrent.atomic.AtomicInteger accepting = new java.util.concurrent.atomic.AtomicInteger();
     private final java.util.Map<MpaStream, Loop> streams = new ConcurrentHashMap<>();
+    /** Who may hold a responder connection in startup: per address, and the oldest silent one makes room. */
+    private final StartupAdmission admission;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final AtomicReference<Refusal> lastRefusal = new AtomicReference<>();
     private volatile Consumer<Refusal> refusals = refusal -> { };
@@ -96,6 +98,7 @@ public final class MpaConnectionManager implements ConnectionManager {
     public MpaConnectionManager(MpaOptions mpa, InetAddress localAddress, Progress progress) {
         this.mpa = mpa;
         this.localAddress = localAddress;
+        this.admission = new StartupAdmission(mpa);
         this.loops = progress.open("mpa-loop", SelectorPoller::new);
     }
 
@@ -118,7 +121,7 @@ public final class MpaConnectionManager implements ConnectionManager {
         startup.handOver();
         SocketChannel channel = startup.channel();
         MpaStream stream = new MpaStream(channel, (SelectorPoller) loop.poller(), parameters, mulpdu, markersOut,
-                markersIn, crc, mpa.idleTimeout(), streams::remove);
+                markersIn, crc, mpa, streams::remove);
         streams.put(stream, loop);
         qp.attach(stream, loop);
     }
@@ -268,12 +271,26 @@ public final class MpaConnectionManager implements ConnectionManager {
                 return accepted;
             }
             accepted++;
-            String full = startups.size() + accepting.get() >= mpa.maxStartups() ? "too many connections in startup: "
-                    + mpa.maxStartups() + " (MpaOptions.withLimits)" : overMemory();
+            SocketAddress peer = null;
+            String full;
+            try {
+                peer = channel.getRemoteAddress();
+                full = overMemory();
+            } catch (IOException e) {
+                full = "the connection failed at once: " + e.getMessage();
+            }
+            InetAddress source = peer instanceof InetSocketAddress address ? address.getAddress() : null;
+            if (full == null) {
+                full = admission.admit(source);
+                if (full == null && startups.size() + accepting.get() >= mpa.maxStartups()) {
+                    full = makeRoom();
+                    if (full != null) {
+                        admission.left(source);
+                    }
+                }
+            }
             if (full != null) {
-                SocketAddress peer = null;
                 try {
-                    peer = channel.getRemoteAddress();
                     channel.setOption(StandardSocketOptions.SO_LINGER, 0);
                 } catch (IOException e) {
                     // reset or not, it goes
@@ -284,24 +301,47 @@ public final class MpaConnectionManager implements ConnectionManager {
             }
             accepting.incrementAndGet();
             Loop loop = nextLoop();
-            loop.execute(() -> receiveRequest(channel, loop, acceptor.handler));
+            SocketAddress from = peer;
+            loop.execute(() -> receiveRequest(channel, loop, acceptor.handler, from, source));
         }
         return accepted;
     }
 
+    /**
+     * Every startup slot is taken: resets the oldest connection still waiting for its Request, so that a flood of
+     * silent connections cannot keep a client out; null when it did, else why the new connection is refused (every
+     * startup has its Request in, waiting for the ULP or connecting). The acceptor's loop.
+     */
+    private String makeRoom() {
+        MpaStartup oldest = admission.oldestWaiting();
+        if (oldest == null) {
+            return "too many connections in startup: " + mpa.maxStartups() + " (MpaOptions.withLimits), none of them "
+                    + "silent";
+        }
+        oldest.loop().execute(() -> oldest.evict(new IOException("reset to make room: " + mpa.maxStartups()
+                + " connections in startup (MpaOptions.withLimits), and this one the oldest still without a "
+                + "Request")));
+        return null;
+    }
+
     /** Responder: reads and checks the Request within the startup timeout, then gives it to the ULP. Its loop. */
     @SuppressWarnings("checkstyle:IllegalCatch") // a handler's bug or a bad frame loses this connection only
-    private void receiveRequest(SocketChannel channel, Loop loop, Consumer<ConnectionRequest> handler) {
+    private void receiveRequest(SocketChannel channel, Loop loop, Consumer<ConnectionRequest> handler,
+            SocketAddress from, InetAddress source) {
         accepting.decrementAndGet(); // in startups from here on, or refused
-        SocketAddress peer = null;
+        MpaStartup startup = null;
         try {
-            peer = channel.getRemoteAddress();
             channel.configureBlocking(false);
             channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
-            SocketAddress from = peer;
-            MpaStartup startup = new MpaStartup(channel, loop, false, startups,
-                    failure -> refuse(from, failure));
+            startup = new MpaStartup(channel, loop, false, startups, failure -> refuse(from, failure));
+            MpaStartup admitted = startup;
+            startup.onEnd(() -> {
+                admission.done(admitted);
+                admission.left(source);
+            });
+            admission.waiting(startup);
             startup.expect(MpaStartupFrame.Kind.REQUEST, mpa.startupTimeout(), request -> {
+                admission.done(admitted); // it spoke: no longer the first to make room
                 if (request.revision() > mpa.revision()) {
                     // an RFC 5044 responder cannot interoperate with revision 2: it closes (§7.1.2 rule 9)
                     throw new MalformedFrameException(DecodeStatus.MPA_BAD_REVISION, "revision " + request.revision()
@@ -311,13 +351,13 @@ public final class MpaConnectionManager implements ConnectionManager {
                     IOException full = new IOException("too many connections: " + mpa.maxConnections()
                             + " in Full Operation (MpaOptions.withLimits); the Request was rejected");
                     refuse(from, full); // told before the peer can read the rejection
-                    startup.onFailure(failure -> { });
-                    rejectReply(startup, request, PrivateData.EMPTY);
+                    admitted.onFailure(failure -> { });
+                    rejectReply(admitted, request, PrivateData.EMPTY);
                     throw full;
                 }
-                startup.onFailure(failure -> { }); // the ULP answers: a later failure is its answer's
+                admitted.onFailure(failure -> { }); // the ULP answers: a later failure is its answer's
                 try {
-                    handler.accept(new Request(startup, loop, from, request));
+                    handler.accept(new Request(admitted, loop, from, request));
                 } catch (RuntimeException e) {
                     Counters.callbackFailed(e); // counted, seen; rethrown, it ends the startup: the connection closes
                     throw e;
@@ -325,7 +365,12 @@ public final class MpaConnectionManager implements ConnectionManager {
             });
         } catch (IOException | RuntimeException e) {
             closeQuietly(channel);
-            refuse(peer, e);
+            if (startup == null) {
+                admission.left(source);
+            } else {
+                startup.close(false);
+            }
+            refuse(from, e);
         }
     }
 

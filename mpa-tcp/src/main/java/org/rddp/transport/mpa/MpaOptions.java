@@ -24,7 +24,10 @@ import org.rddp.mpa.MpaFpdu;
  * @param mtu             the path MTU FPDUs are cut for, so that each fits one TCP segment (RFC 5044 §4.5's EMSS);
  *                        0 takes the MTU of the local interface, which is right unless the path has a smaller one
  * @param maxStartups     connections in startup at once (accepted, their Request not yet answered by the ULP, and
- *                        connecting); one more accepted is reset, and the refusal says why
+ *                        connecting); when one more is accepted, the oldest still waiting for its Request is reset
+ *                        to make room (a flood of silent connections cannot keep clients out), or, if none waits,
+ *                        the new one; the refusal says why
+ * @param maxStartupsPerSource accepted connections in startup from one address at once; one more from it is reset
  * @param maxConnections  connections in Full Operation at once; a Request beyond them is rejected (an MPA Reply
  *                        with R set, RFC 5044 §7.1.2) without reaching the ULP
  * @param idleTimeout     a connection in Full Operation that sends and receives nothing for this long is reset, and
@@ -33,10 +36,16 @@ import org.rddp.mpa.MpaFpdu;
  *                        {@link #BUFFER_OCTETS_PER_CONNECTION} each (direct memory, outside the heap), counted
  *                        from accept or connect on: a connection beyond it is reset at accept, a connect fails at
  *                        once
+ * @param closeTimeout    once this side has closed (a disconnect, or after sending a Terminate: RFC 5040 §5.4 has the
+ *                        stream closed gracefully so that the Terminate arrives), how long the peer has to close its
+ *                        side too; then the connection is reset (noticed within twice this)
+ * @param fpduTimeout     how long a connection may stop in the middle of an FPDU, with no further octet of it, before
+ *                        it is reset (noticed within twice this): longer than a peer's stall that a connection must
+ *                        survive, short of holding a stranger's half-sent FPDU for ever
  */
 public record MpaOptions(int revision, boolean markers, boolean crc, boolean peerToPeer, Set<RtrType> rtrTypes,
-        boolean retryRevision1, Duration startupTimeout, int mtu, int maxStartups, int maxConnections,
-        Duration idleTimeout, long memoryLimit) {
+        boolean retryRevision1, Duration startupTimeout, int mtu, int maxStartups, int maxStartupsPerSource,
+        int maxConnections, Duration idleTimeout, long memoryLimit, Duration closeTimeout, Duration fpduTimeout) {
     /**
      * The buffers one connection in Full Operation takes: what its stream holds to write (FPDUs gathered into one
      * write, or what TCP has not taken yet) and the one FPDU it reassembles when a read ends inside it.
@@ -54,6 +63,9 @@ public record MpaOptions(int revision, boolean markers, boolean crc, boolean pee
             throw new IllegalArgumentException("RTR types (without NONE), a startup timeout and an idle timeout (zero: "
                     + "none) are required");
         }
+        if (closeTimeout == null || fpduTimeout == null || !closeTimeout.isPositive() || !fpduTimeout.isPositive()) {
+            throw new IllegalArgumentException("a close timeout and an FPDU timeout, both positive, are required");
+        }
         if (peerToPeer && revision < 2) {
             throw new IllegalArgumentException("peer-to-peer needs revision 2");
         }
@@ -65,9 +77,9 @@ public record MpaOptions(int revision, boolean markers, boolean crc, boolean pee
             throw new IllegalArgumentException("an MTU from " + MpaConnectionManager.SMALLEST_MTU + " to "
                     + MpaConnectionManager.LARGEST_IP_PACKET + " (or 0: the interface's), not " + mtu);
         }
-        if (maxStartups < 1 || maxConnections < 1) {
-            throw new IllegalArgumentException("limits of at least 1, not " + maxStartups + " startups and "
-                    + maxConnections + " connections");
+        if (maxStartups < 1 || maxStartupsPerSource < 1 || maxConnections < 1) {
+            throw new IllegalArgumentException("limits of at least 1, not " + maxStartups + " startups, "
+                    + maxStartupsPerSource + " from one address and " + maxConnections + " connections");
         }
         if (memoryLimit < BUFFER_OCTETS_PER_CONNECTION) {
             throw new IllegalArgumentException("a memory limit of at least one connection's buffers ("
@@ -79,15 +91,18 @@ public record MpaOptions(int revision, boolean markers, boolean crc, boolean pee
     /**
      * The defaults: revision 2, no Markers, CRC on (RFC 5044 §4.4: the default MUST be to use CRCs), client-server
      * unless a connection asks, every RTR type, no revision 1 retry, 10 s startup timeout, the interface's MTU,
-     * at most 1024 connections in startup and 65536 in Full Operation, no idle timeout (an idle queue pair is a
-     * normal thing in RDMA), and buffers of at most half the heap's limit ({@link Runtime#maxMemory()}, which is
-     * also the JVM's limit on direct memory unless {@code -XX:MaxDirectMemorySize} says otherwise): a process that
-     * takes more connections than that is refused them, instead of failing to allocate.
+     * at most 1024 connections in startup (64 of them from one address) and 65536 in Full Operation, no idle timeout
+     * (an idle queue pair is a normal thing in RDMA), buffers of at most half the heap's limit
+     * ({@link Runtime#maxMemory()}, which is also the JVM's limit on direct memory unless
+     * {@code -XX:MaxDirectMemorySize} says otherwise: a process that takes more connections than that is refused them,
+     * instead of failing to allocate), 10 s for the peer to close after this side did, and 60 s for an FPDU to go on
+     * (twice a 30 s stall of the peer).
      */
     public static MpaOptions defaults() {
         return new MpaOptions(2, false, true, false, EnumSet.of(RtrType.SEND, RtrType.WRITE, RtrType.READ), false,
-                Duration.ofSeconds(10), 0, 1024, 65536, Duration.ZERO,
-                Math.max(BUFFER_OCTETS_PER_CONNECTION, Runtime.getRuntime().maxMemory() / 2));
+                Duration.ofSeconds(10), 0, 1024, 64, 65536, Duration.ZERO,
+                Math.max(BUFFER_OCTETS_PER_CONNECTION, Runtime.getRuntime().maxMemory() / 2), Duration.ofSeconds(10),
+                Duration.ofSeconds(60));
     }
 
     /** Connections the memory limit allows: {@link #memoryLimit()} over their buffers. */
@@ -98,61 +113,61 @@ public record MpaOptions(int revision, boolean markers, boolean crc, boolean pee
     /** These options with Markers asked for or not. */
     public MpaOptions withMarkers(boolean wanted) {
         return new MpaOptions(revision, wanted, crc, peerToPeer, rtrTypes, retryRevision1, startupTimeout, mtu,
-                maxStartups, maxConnections, idleTimeout, memoryLimit);
+                maxStartups, maxStartupsPerSource, maxConnections, idleTimeout, memoryLimit, closeTimeout, fpduTimeout);
     }
 
     /** These options with CRCs asked for or not. */
     public MpaOptions withCrc(boolean wanted) {
         return new MpaOptions(revision, markers, wanted, peerToPeer, rtrTypes, retryRevision1, startupTimeout, mtu,
-                maxStartups, maxConnections, idleTimeout, memoryLimit);
+                maxStartups, maxStartupsPerSource, maxConnections, idleTimeout, memoryLimit, closeTimeout, fpduTimeout);
     }
 
     /** These options speaking at most {@code highest}. */
     public MpaOptions withRevision(int highest) {
         return new MpaOptions(highest, markers, crc, peerToPeer, rtrTypes, retryRevision1, startupTimeout, mtu,
-                maxStartups, maxConnections, idleTimeout, memoryLimit);
+                maxStartups, maxStartupsPerSource, maxConnections, idleTimeout, memoryLimit, closeTimeout, fpduTimeout);
     }
 
     /** These options always asking for peer-to-peer with exactly {@code rtr} as the RTR this side can send. */
     public MpaOptions withPeerToPeer(RtrType rtr) {
         return new MpaOptions(revision, markers, crc, true, EnumSet.of(rtr), retryRevision1, startupTimeout, mtu,
-                maxStartups, maxConnections, idleTimeout, memoryLimit);
+                maxStartups, maxStartupsPerSource, maxConnections, idleTimeout, memoryLimit, closeTimeout, fpduTimeout);
     }
 
     /** These options with the RTR types this side supports. */
     public MpaOptions withRtrTypes(Set<RtrType> types) {
         return new MpaOptions(revision, markers, crc, peerToPeer, types, retryRevision1, startupTimeout, mtu,
-                maxStartups, maxConnections, idleTimeout, memoryLimit);
+                maxStartups, maxStartupsPerSource, maxConnections, idleTimeout, memoryLimit, closeTimeout, fpduTimeout);
     }
 
     /** These options retrying with revision 1 when an enhanced request is refused. */
     public MpaOptions withRetryRevision1(boolean retry) {
         return new MpaOptions(revision, markers, crc, peerToPeer, rtrTypes, retry, startupTimeout, mtu,
-                maxStartups, maxConnections, idleTimeout, memoryLimit);
+                maxStartups, maxStartupsPerSource, maxConnections, idleTimeout, memoryLimit, closeTimeout, fpduTimeout);
     }
 
     /** These options cutting FPDUs for a path MTU of {@code octets} (0: the local interface's MTU). */
     public MpaOptions withMtu(int octets) {
         return new MpaOptions(revision, markers, crc, peerToPeer, rtrTypes, retryRevision1, startupTimeout, octets,
-                maxStartups, maxConnections, idleTimeout, memoryLimit);
+                maxStartups, maxStartupsPerSource, maxConnections, idleTimeout, memoryLimit, closeTimeout, fpduTimeout);
     }
 
     /** These options with another startup timeout. */
     public MpaOptions withStartupTimeout(Duration timeout) {
         return new MpaOptions(revision, markers, crc, peerToPeer, rtrTypes, retryRevision1, timeout, mtu,
-                maxStartups, maxConnections, idleTimeout, memoryLimit);
+                maxStartups, maxStartupsPerSource, maxConnections, idleTimeout, memoryLimit, closeTimeout, fpduTimeout);
     }
 
     /** These options with other limits: connections in startup, and in Full Operation, at once. */
     public MpaOptions withLimits(int startups, int connections) {
         return new MpaOptions(revision, markers, crc, peerToPeer, rtrTypes, retryRevision1, startupTimeout, mtu,
-                startups, connections, idleTimeout, memoryLimit);
+                startups, maxStartupsPerSource, connections, idleTimeout, memoryLimit, closeTimeout, fpduTimeout);
     }
 
     /** These options with an idle timeout for connections in Full Operation (zero: none). */
     public MpaOptions withIdleTimeout(Duration timeout) {
         return new MpaOptions(revision, markers, crc, peerToPeer, rtrTypes, retryRevision1, startupTimeout, mtu,
-                maxStartups, maxConnections, timeout, memoryLimit);
+                maxStartups, maxStartupsPerSource, maxConnections, timeout, memoryLimit, closeTimeout, fpduTimeout);
     }
 
     /**
@@ -161,6 +176,24 @@ public record MpaOptions(int revision, boolean markers, boolean crc, boolean pee
      */
     public MpaOptions withMemoryLimit(long octets) {
         return new MpaOptions(revision, markers, crc, peerToPeer, rtrTypes, retryRevision1, startupTimeout, mtu,
-                maxStartups, maxConnections, idleTimeout, octets);
+                maxStartups, maxStartupsPerSource, maxConnections, idleTimeout, octets, closeTimeout, fpduTimeout);
+    }
+
+    /** These options with another limit on the accepted connections in startup from one address at once. */
+    public MpaOptions withStartupsPerSource(int startups) {
+        return new MpaOptions(revision, markers, crc, peerToPeer, rtrTypes, retryRevision1, startupTimeout, mtu,
+                maxStartups, startups, maxConnections, idleTimeout, memoryLimit, closeTimeout, fpduTimeout);
+    }
+
+    /** These options giving the peer {@code timeout} to close once this side has closed. */
+    public MpaOptions withCloseTimeout(Duration timeout) {
+        return new MpaOptions(revision, markers, crc, peerToPeer, rtrTypes, retryRevision1, startupTimeout, mtu,
+                maxStartups, maxStartupsPerSource, maxConnections, idleTimeout, memoryLimit, timeout, fpduTimeout);
+    }
+
+    /** These options resetting a connection stopped in the middle of an FPDU for {@code timeout}. */
+    public MpaOptions withFpduTimeout(Duration timeout) {
+        return new MpaOptions(revision, markers, crc, peerToPeer, rtrTypes, retryRevision1, startupTimeout, mtu,
+                maxStartups, maxStartupsPerSource, maxConnections, idleTimeout, memoryLimit, closeTimeout, timeout);
     }
 }

@@ -44,6 +44,7 @@ final class MpaStartup implements SelectorPoller.Handler {
     private FrameStep onFrame;
     private SelectorPoller.Deadline deadline;
     private Consumer<Exception> onFailure;
+    private Runnable onEnd;
 
     /**
      * A startup on {@code channel}, non-blocking, connected or with its connect under way ({@code connecting}); a
@@ -74,6 +75,20 @@ final class MpaStartup implements SelectorPoller.Handler {
     /** From now on a failure goes to {@code handler} (the phase changed: the ULP answered, say). */
     void onFailure(Consumer<Exception> handler) {
         onFailure = handler;
+    }
+
+    /** Runs {@code action} once, when the startup ends: handed over, or closed. */
+    void onEnd(Runnable action) {
+        onEnd = action;
+    }
+
+    private void ended() {
+        inProgress.remove(this);
+        Runnable action = onEnd;
+        onEnd = null;
+        if (action != null) {
+            action.run();
+        }
     }
 
     /**
@@ -109,7 +124,7 @@ final class MpaStartup implements SelectorPoller.Handler {
      * channel and takes the registration over): nothing more is read or written here.
      */
     void handOver() {
-        inProgress.remove(this);
+        ended();
         done = true;
         poller.cancel(deadline);
         poller.forget(this);
@@ -121,7 +136,7 @@ final class MpaStartup implements SelectorPoller.Handler {
      * nothing took the connection over. Loop thread.
      */
     void close(boolean reset) {
-        inProgress.remove(this);
+        ended();
         done = true;
         poller.cancel(deadline);
         poller.deregister(this);
@@ -144,6 +159,18 @@ final class MpaStartup implements SelectorPoller.Handler {
         if (channel.isOpen()) {
             close(false);
         }
+    }
+
+    /** As {@link #fail}, but with a reset: the slot is wanted at once for another connection. Its loop. */
+    void evict(Exception why) {
+        if (done) {
+            return; // its Request came, or it ended, meanwhile
+        }
+        if (!reported) {
+            reported = true;
+            onFailure.accept(why);
+        }
+        close(true);
     }
 
     @Override

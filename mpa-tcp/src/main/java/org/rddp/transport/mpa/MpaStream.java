@@ -106,6 +106,14 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
     private long octetsMoved;
     /** {@link MpaOptions#idleTimeout} in nanoseconds; 0: none. */
     private final long idleNanos;
+    /** {@link MpaOptions#closeTimeout} and {@link MpaOptions#fpduTimeout}, in nanoseconds. */
+    private final long closeNanos;
+    private final long fpduNanos;
+    private SelectorPoller.Deadline closeCheck;
+    private SelectorPoller.Deadline fpduCheck;
+    /** Octets read so far, and at the last look at a partial FPDU. Loop thread. */
+    private long octetsRead;
+    private long octetsReadAtFpduCheck;
     private SelectorPoller.Deadline idleCheck;
     private long octetsAtIdleCheck = -1;
     private long writesAtIdleCheck = -1;
@@ -120,14 +128,16 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
      * @param markersIn  the peer puts Markers into what it sends (this side's M bit)
      * @param crc        CRCs are in use (either side's C bit)
      * @param poller     the I/O of the loop the stream lives on
-     * @param idleTimeout a connection that sends and receives nothing for this long is reset (zero: never)
+     * @param timeouts   the idle, close and FPDU timeouts ({@link MpaOptions})
      * @param onShut     told once the socket is closed, on the loop
      */
     MpaStream(SocketChannel channel, SelectorPoller poller, LlpParameters parameters, int mulpdu, boolean markersOut,
-            boolean markersIn, boolean crc, java.time.Duration idleTimeout,
+            boolean markersIn, boolean crc, MpaOptions timeouts,
             java.util.function.Consumer<MpaStream> onShut) throws IOException {
         this.onShut = onShut;
-        this.idleNanos = idleTimeout.toNanos();
+        this.idleNanos = timeouts.idleTimeout().toNanos();
+        this.closeNanos = timeouts.closeTimeout().toNanos();
+        this.fpduNanos = timeouts.fpduTimeout().toNanos();
         this.channel = channel;
         this.parameters = parameters;
         this.mulpdu = mulpdu;
@@ -232,6 +242,7 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
                 return;
             }
             octetsMoved += read;
+            octetsRead += read;
             boolean drained = in.hasRemaining(); // a short read emptied the socket: no second read to learn that
             in.flip();
             if (!receiveFailed) { // after an MPA error nothing is delivered (RFC 5044 §8): read only to see the close
@@ -239,6 +250,10 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
                 if (!status.ok()) {
                     Counters.increment(Counter.MALFORMED_FPDUS);
                     fail(status.terminateCause().orElse(MpaError.CRC_ERROR), deframer.detail());
+                }
+                if (fpduCheck == null && !deframer.idle()) {
+                    octetsReadAtFpduCheck = octetsRead;
+                    fpduCheck = poller.schedule(System.nanoTime() + fpduNanos, this::checkFpdu);
                 }
             }
             if (drained) {
@@ -491,6 +506,13 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
             return;
         }
         closing = true;
+        // RFC 5040 §5.4: closed gracefully, so that a Terminate before it arrives; but not held for ever by a peer
+        // that never closes its side (RFC 5044 §8 leaves the stream to be torn down after an error)
+        closeCheck = poller.schedule(System.nanoTime() + closeNanos, () -> {
+            closeCheck = null;
+            lost("the peer did not close its side within " + java.time.Duration.ofNanos(closeNanos).toMillis()
+                    + " ms of this side's close (MpaOptions.withCloseTimeout); the connection was reset");
+        });
         try {
             if (held() && !pendingWrites) {
                 writeOutHere(); // the held FPDUs go before the FIN
@@ -538,12 +560,35 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
         idleCheck = poller.schedule(System.nanoTime() + idleNanos, this::checkIdle);
     }
 
+    /**
+     * Resets the connection if it is still in the middle of an FPDU with no octet read since the last look, else
+     * looks again one FPDU timeout later while an FPDU is still partial: a peer stopped inside an FPDU for the
+     * timeout is noticed within twice that. Loop thread.
+     */
+    private void checkFpdu() {
+        fpduCheck = null;
+        if (down || deframer.idle()) {
+            return;
+        }
+        if (octetsRead == octetsReadAtFpduCheck) {
+            lost("stopped in the middle of an FPDU: no octet of it for " + java.time.Duration.ofNanos(fpduNanos)
+                    .toMillis() + " ms (MpaOptions.withFpduTimeout); the connection was reset");
+            return;
+        }
+        octetsReadAtFpduCheck = octetsRead;
+        fpduCheck = poller.schedule(System.nanoTime() + fpduNanos, this::checkFpdu);
+    }
+
     /** Closes the socket (with a reset when {@code reset}), which takes it out of the selector. */
     private void shut(boolean reset) {
         if (idleCheck != null) {
             poller.cancel(idleCheck);
             idleCheck = null;
         }
+        poller.cancel(closeCheck);
+        closeCheck = null;
+        poller.cancel(fpduCheck);
+        fpduCheck = null;
         poller.deregister(this);
         release(); // nothing more is written: no payload's memory is read any longer
         try {

@@ -33,9 +33,9 @@ import org.rddp.verbs.RdmaDevice;
 import org.rddp.wire.PrivateData;
 
 /**
- * Issue 16 item 2: a server's connections are bounded by limits a user sets (MpaOptions.withLimits), and connections
- * in startup cost no thread: a flood of silent connections is held to the limit, the rest reset, and a client is
- * served once the flood is gone.
+ * Issue 16 item 2 and issue 32 finding 5: a server's connections are bounded by limits a user sets
+ * (MpaOptions.withLimits, withStartupsPerSource), connections in startup cost no thread, and a flood of silent
+ * connections cannot keep a client out.
  */
 class MpaLimitsTest {
     private static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
@@ -72,60 +72,99 @@ class MpaLimitsTest {
         }
     }
 
+    /** Opens {@code count} silent connections to {@code listener} from {@code source}, without a Request. */
+    private static List<Socket> silent(Listener listener, InetAddress source, int count) throws IOException {
+        List<Socket> sockets = new ArrayList<>();
+        int port = ((InetSocketAddress) listener.address()).getPort();
+        for (int i = 0; i < count; i++) {
+            sockets.add(new Socket(LOOPBACK, port, source, 0));
+        }
+        return sockets;
+    }
+
+    private static void closeAll(List<Socket> sockets) throws IOException {
+        for (Socket socket : sockets) {
+            socket.close();
+        }
+    }
+
+    /**
+     * Silent connections from one address are held to its limit and the rest reset, counted and told, with no thread
+     * per connection; a client from another address is served meanwhile.
+     */
     @Test
     @Timeout(value = 2, unit = TimeUnit.MINUTES)
-    void aFloodOfSilentConnectionsIsHeldToTheLimitWithoutThreadsAndTheClientComesAfter() throws Exception {
-        int limit = 100;
-        int flood = 300;
+    void silentConnectionsFromOneAddressAreHeldToItsLimitAndAClientFromAnotherIsServed() throws Exception {
+        int perSource = 16;
+        int flood = 100;
         LinkedBlockingQueue<MpaConnectionManager.Refusal> refusals = new LinkedBlockingQueue<>();
-        try (MpaConnectionManager server = new MpaConnectionManager(MpaOptions.defaults().withLimits(limit, 16),
-                LOOPBACK);
-                MpaConnectionManager client = new MpaConnectionManager(MpaOptions.defaults(), LOOPBACK);
+        InetAddress flooder = InetAddress.getByName("127.0.0.3");
+        try (MpaConnectionManager server = new MpaConnectionManager(MpaOptions.defaults()
+                .withStartupsPerSource(perSource), LOOPBACK);
+                MpaConnectionManager client = new MpaConnectionManager(MpaOptions.defaults(),
+                        InetAddress.getByName("127.0.0.2"));
                 Listener listener = server.listen(new InetSocketAddress(LOOPBACK, 0), requests::add)) {
             server.onRefusal(refusals::add);
             long threadsBefore = mpaThreads();
             long refusedBefore = Counters.get(Counter.CONNECTIONS_REFUSED);
-            List<Socket> silent = new ArrayList<>();
-            for (int i = 0; i < flood; i++) {
-                silent.add(new Socket(LOOPBACK, ((InetSocketAddress) listener.address()).getPort()));
-            }
-            List<MpaConnectionManager.Refusal> overLimit = new ArrayList<>();
-            while (overLimit.size() < flood - limit) {
+            List<Socket> silent = silent(listener, flooder, flood);
+            for (int i = 0; i < flood - perSource; i++) {
                 MpaConnectionManager.Refusal refusal = refusals.poll(30, TimeUnit.SECONDS);
-                assertThat(refusal).as("refusals so far: %d", overLimit.size()).isNotNull();
-                overLimit.add(refusal);
+                assertThat(refusal).as("refusal %d", i).isNotNull();
+                assertThat(refusal.reason()).contains("too many connections in startup from 127.0.0.3: 16");
             }
-            assertThat(overLimit).allSatisfy(refusal -> assertThat(refusal.reason())
-                    .contains("too many connections in startup: 100"));
             assertThat(mpaThreads()).as("no thread per connection in startup").isEqualTo(threadsBefore);
             assertThat(Counters.get(Counter.CONNECTIONS_REFUSED) - refusedBefore).as("counted")
-                    .isEqualTo(flood - limit);
+                    .isGreaterThanOrEqualTo(flood - perSource);
             int reset = 0;
-            for (Socket socket : silent.subList(limit, flood)) { // the kernel accepted them in order
+            for (Socket socket : silent.subList(perSource, flood)) { // the kernel accepted them in order
                 reset += ended(socket) ? 1 : 0;
             }
-            assertThat(reset).as("the connections over the limit are reset").isEqualTo(flood - limit);
-
-            QueuePair refused = pd.createQueuePair(QpAttributes.of(cq, 4, 1));
-            CompletableFuture<Connection> tooSoon = client.connect(refused, listener.address(),
-                    ConnectOptions.of(1, 1));
-            assertThat(catchCause(tooSoon)).as("a client while the limit is taken").isInstanceOf(IOException.class);
-            assertThat(refusals.poll(30, TimeUnit.SECONDS).reason()).contains("too many connections in startup");
-
-            for (Socket socket : silent.subList(0, limit)) {
-                socket.close(); // each ends its startup: a refusal (the peer closed without a Request)
-            }
-            for (int i = 0; i < limit; i++) {
-                assertThat(refusals.poll(30, TimeUnit.SECONDS)).as("the flood's end, %d", i).isNotNull();
-            }
-            QueuePair qp = pd.createQueuePair(QpAttributes.of(cq, 4, 1));
-            CompletableFuture<Connection> connecting = client.connect(qp, listener.address(), ConnectOptions.of(1, 1));
-            ConnectionRequest request = requests.poll(30, TimeUnit.SECONDS);
-            assertThat(request).as("the client's Request reaches the ULP").isNotNull();
-            request.accept(pd.createQueuePair(QpAttributes.of(cq, 4, 1)), new AcceptOptions(PrivateData.EMPTY, 1, 1))
-                    .get(30, TimeUnit.SECONDS);
-            connecting.get(30, TimeUnit.SECONDS);
+            assertThat(reset).as("the connections over the address's limit are reset").isEqualTo(flood - perSource);
+            connectAccepted(client, listener, qp(), qp());
             assertThat(requests).as("nothing of the flood reached the ULP").isEmpty();
+            closeAll(silent);
+        }
+    }
+
+    /**
+     * Issue 32, finding 5: 1,100 silent connections from many addresses fill the 1,024 startup slots, yet a client
+     * that connects while they are held is served: each new connection resets the oldest one still without a Request,
+     * and a client's Request comes within a round trip of its connect.
+     */
+    @Test
+    @Timeout(value = 2, unit = TimeUnit.MINUTES)
+    void aFloodOfSilentConnectionsCannotKeepAClientOut() throws Exception {
+        int flood = 1_100;
+        int sources = 20;
+        MpaOptions defaults = MpaOptions.defaults();
+        LinkedBlockingQueue<MpaConnectionManager.Refusal> refusals = new LinkedBlockingQueue<>();
+        List<Socket> silent = new ArrayList<>();
+        try (MpaConnectionManager server = new MpaConnectionManager(defaults, LOOPBACK);
+                MpaConnectionManager client = new MpaConnectionManager(defaults, InetAddress.getByName("127.0.0.2"));
+                Listener listener = server.listen(new InetSocketAddress(LOOPBACK, 0), requests::add)) {
+            server.onRefusal(refusals::add);
+            for (int i = 0; i < sources; i++) {
+                silent.addAll(silent(listener, InetAddress.getByName("127.0.1." + (i + 1)), flood / sources));
+            }
+            int evictions = flood - defaults.maxStartups();
+            for (int i = 0; i < evictions; i++) {
+                MpaConnectionManager.Refusal refusal = refusals.poll(30, TimeUnit.SECONDS);
+                assertThat(refusal).as("eviction %d", i).isNotNull();
+                assertThat(refusal.reason()).contains("reset to make room");
+            }
+            int reset = 0;
+            for (Socket socket : silent.subList(0, evictions)) { // the oldest went first
+                reset += ended(socket) ? 1 : 0;
+            }
+            assertThat(reset).isEqualTo(evictions);
+
+            connectAccepted(client, listener, qp(), qp());
+            assertThat(refusals.poll(30, TimeUnit.SECONDS).reason()).as("the client's connection made room")
+                    .contains("reset to make room");
+            assertThat(requests).as("nothing of the flood reached the ULP").isEmpty();
+        } finally {
+            closeAll(silent);
         }
     }
 

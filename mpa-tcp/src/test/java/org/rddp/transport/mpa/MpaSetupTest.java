@@ -702,6 +702,64 @@ class MpaSetupTest {
         }
     }
 
+    /**
+     * Issue 32, finding 5: after this side's Terminate (a bad CRC) the stream closes gracefully so that the Terminate
+     * arrives (RFC 5040 §5.4), but a peer that never closes its side does not keep the connection: it is reset once
+     * the close timeout has passed, and nothing of it is left on the loop.
+     */
+    @Test
+    void aPeerThatDoesNotCloseAfterOurTerminateIsResetOnTheCloseDeadline() throws Exception {
+        MpaConnectionManager ours = manager(MpaOptions.defaults().withCloseTimeout(Duration.ofMillis(300)));
+        Listener listener = listen(ours);
+        int listening = MpaTransport.registered(ours);
+        try (RawMpaPeer peer = raw(listener.address())) {
+            acceptRaw(peer);
+            byte[] ulpdu = send(1, "corrupted".getBytes(StandardCharsets.US_ASCII));
+            MpaFramer framer = new MpaFramer(false, true);
+            ByteBuffer fpdu = ByteBuffer.allocate(framer.wireLength(ulpdu.length));
+            framer.frame(ByteBuffer.wrap(ulpdu), fpdu);
+            fpdu.array()[fpdu.limit() - 1] ^= 0x01;
+            peer.send(fpdu.array());
+            assertBareTerminate(peer, MpaError.CRC_ERROR, true);
+            peer.awaitEof(); // our FIN; the peer sends nothing and keeps its side open
+            assertThat(MpaTransport.awaitRegistered(ours, listening)).as("the connection left the loop")
+                    .isEqualTo(listening);
+            assertThat(ours.connectionCount()).isZero();
+            assertThat(responder.qp.state()).isEqualTo(QpState.ERROR);
+        }
+    }
+
+    /** Issue 32, finding 5: half an FPDU, then silence, holds the connection only until the FPDU timeout. */
+    @Test
+    void aPartialFpduThenSilenceIsResetOnTheFpduDeadline() throws Exception {
+        MpaConnectionManager ours = manager(MpaOptions.defaults().withFpduTimeout(Duration.ofMillis(300)));
+        Listener listener = listen(ours);
+        int listening = MpaTransport.registered(ours);
+        responder.postReceive(responder.region(64), 0, 64, 11);
+        try (RawMpaPeer peer = raw(listener.address())) {
+            acceptRaw(peer);
+            byte[] next = send(1, "cut short".getBytes(StandardCharsets.US_ASCII));
+            MpaFramer framer = new MpaFramer(false, true);
+            ByteBuffer fpdu = ByteBuffer.allocate(framer.wireLength(next.length));
+            framer.frame(ByteBuffer.wrap(next), fpdu);
+            peer.send(java.util.Arrays.copyOf(fpdu.array(), fpdu.capacity() / 2)); // half an FPDU, then nothing
+            Event ended = responder.awaitAny(QpEvent.CONNECTION_LOST, QpEvent.DISCONNECTED);
+            assertThat(ended.event()).isEqualTo(QpEvent.CONNECTION_LOST);
+            assertThat(ended.detail()).contains("in the middle of an FPDU").contains("MpaOptions.withFpduTimeout");
+            assertThat(MpaTransport.awaitRegistered(ours, listening)).isEqualTo(listening);
+        }
+    }
+
+    /** A raw initiator's enhanced Request, accepted by the responder's ULP; returns once both sides are up. */
+    private void acceptRaw(RawMpaPeer peer) throws Exception {
+        peer.send(RawMpaPeer.frame(REQUEST_KEY, C | S, 2, 4,
+                RawMpaPeer.enhanced(EnhancedConnectionData.clientServer(2, 2).encode(), new byte[0])));
+        CompletableFuture<Connection> accepted = request().accept(responder.qp,
+                new AcceptOptions(PrivateData.EMPTY, 2, 2));
+        peer.readFrame();
+        accepted.get(WAIT_SECONDS, TimeUnit.SECONDS);
+    }
+
     // ------------------------------------------------------------------ 8. peer-to-peer
 
     @Test
