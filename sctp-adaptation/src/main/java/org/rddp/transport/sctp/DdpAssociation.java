@@ -78,7 +78,7 @@ final class DdpAssociation {
     private final Consumer<DdpAssociation> onDown;
     private final ChunkTap tap;
     /** What the sessions' chunks held ahead of their turn may take. Owner thread. */
-    private final EarlyChunkBudget budget;
+    private final AssociationBudget budget;
     /** The last illegal sequence seen, for diagnostics and tests. */
     volatile String lastIllegal;
     /** Shut the association down once no session is left on it (this side made it, for its queue pairs). */
@@ -94,6 +94,8 @@ final class DdpAssociation {
     private boolean idleCheckQueued;
     private final Runnable idleCheck = this::closeIfIdle;
 
+    /** Octets a control chunk waiting for room takes besides its own: the array it is in, and the queue's slot. */
+    private static final int PENDING_OVERHEAD = 16 + 8;
     /** What a draining stream keeps of a chunk ahead of its turn: its DDP-SSN and, for control, the function code. */
     private static final int MARKER_OCTETS = SessionControlChunk.PRIVATE_DATA_OFFSET;
     /** The most any of an association's buffers takes: a chunk as large as an IP packet, plus slack. */
@@ -102,7 +104,7 @@ final class DdpAssociation {
     static final int BUFFERS = 3;
 
     DdpAssociation(SctpSocket socket, Loop loop, Consumer<DdpAssociation> onDown, ChunkTap tap,
-            EarlyChunkBudget budget) {
+            AssociationBudget budget) {
         this.tap = tap;
         this.budget = budget;
         this.socket = socket;
@@ -523,9 +525,26 @@ final class DdpAssociation {
             byte[] octets = chunk.toByteArray();
             if (!pendingControl.isEmpty() || !sendHeld(false)
                     || transmit(octets, DdpSctp.PPID_SESSION_CONTROL) == SctpSocket.WOULD_BLOCK) {
-                pendingControl.add(octets); // control is never lost; it waits for room, in order
+                // control is never lost; it waits for room, in order, counted: a peer that keeps opening and breaking
+                // sessions while it takes nothing of what this side sends would otherwise grow the queue for ever
+                if (!budget.take(octets.length + PENDING_OVERHEAD)) {
+                    Counters.increment(Counter.CONNECTIONS_LOST);
+                    socket.abort();
+                    lose("the peer leaves " + pendingControlOctets() + " octets of session control answers unsent "
+                            + "and asks for more: " + budget.refusal());
+                    return;
+                }
+                pendingControl.add(octets);
                 waitForRoom();
             }
+        }
+
+        private long pendingControlOctets() {
+            long octets = 0;
+            for (byte[] pending : pendingControl) {
+                octets += pending.length + PENDING_OVERHEAD;
+            }
+            return octets;
         }
 
         private int transmit(byte[] octets, int ppid) {
@@ -557,7 +576,7 @@ final class DdpAssociation {
                     waitForRoom();
                     return;
                 }
-                pendingControl.pollFirst();
+                budget.give(pendingControl.pollFirst().length + PENDING_OVERHEAD);
             }
             if (pressured && sink != null) {
                 pressured = false;
@@ -668,6 +687,9 @@ final class DdpAssociation {
         void lost(String reason) {
             machine.lost(reason);
             window.reset(); // what it held goes back to the budget
+            for (byte[] pending = pendingControl.poll(); pending != null; pending = pendingControl.poll()) {
+                budget.give(pending.length + PENDING_OVERHEAD);
+            }
             started();
         }
 

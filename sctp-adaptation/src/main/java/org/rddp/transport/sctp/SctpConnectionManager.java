@@ -74,7 +74,7 @@ public final class SctpConnectionManager implements ConnectionManager {
     /** Octets the sessions of every association of this manager hold ahead of their turn (RFC 5043 §10). */
     private final java.util.concurrent.atomic.AtomicLong held = new java.util.concurrent.atomic.AtomicLong();
     /** Their share of {@link SctpLimits#memory}: what the associations' own buffers leave. */
-    private final EarlyChunkBudget.Shared heldShare = new EarlyChunkBudget.Shared() {
+    private final AssociationBudget.Shared heldShare = new AssociationBudget.Shared() {
         @Override
         public String take(long octets) {
             long room = limits.memory() - (long) associations.size() * limits.octetsPerAssociation(stack);
@@ -190,8 +190,8 @@ public final class SctpConnectionManager implements ConnectionManager {
             associations.remove(gone);
             outbound.values().removeIf(future -> future.isDone() && !future.isCompletedExceptionally()
                     && future.join() == gone);
-        }, tap, new EarlyChunkBudget(limits.heldPerAssociation(), limits.memory() == Long.MAX_VALUE
-                ? EarlyChunkBudget.Shared.NONE : heldShare));
+        }, tap, new AssociationBudget(limits.heldPerAssociation(), limits.memory() == Long.MAX_VALUE
+                ? AssociationBudget.Shared.NONE : heldShare));
         associations.add(association);
         return association;
     }

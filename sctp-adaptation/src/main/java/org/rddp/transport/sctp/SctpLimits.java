@@ -15,9 +15,10 @@ package org.rddp.transport.sctp;
  * @param streams               streams each way asked for on every association, 1 to 65,535 (RFC 9260 §3.3.2): the
  *                              queue pairs one association carries; when every stream of the associations to a
  *                              peer is taken, the next queue pair gets an association of its own
- * @param heldPerAssociation    octets of chunks that came ahead of their turn (RFC 5043 §10) the sessions of one
- *                              association may hold together, copies and bookkeeping; a chunk beyond it ends its
- *                              session with a Terminate. A sender has at most what its send buffer holds
+ * @param heldPerAssociation    octets one association may hold because of its peer: chunks that came ahead of their
+ *                              turn (RFC 5043 §10), copies and bookkeeping, and session control answers waiting for
+ *                              room; a chunk beyond it ends its session with a Terminate, an answer beyond it the
+ *                              association. A sender has at most what its send buffer holds
  *                              unacknowledged beyond a lost chunk (4 MiB on either backend here), so the default
  *                              leaves room for a peer whose buffer is twice that; the process holds a quarter of
  *                              the heap's limit at most, whatever the managers allow
@@ -30,10 +31,11 @@ public record SctpLimits(int associations, int pendingPerAssociation, long memor
     public static final int MAX_STREAMS = 65_535;
     /**
      * Octets one stream counts for in {@link #octetsPerAssociation}: the stack's state for it each way (usrsctp's
-     * stream structures: about 100 octets, measured with 65,535 streams) and this side's reference to its session,
-     * which is made only when the stream is first used.
+     * stream structures: about 100 octets, measured with 65,535 streams) and this side's session, which is made when
+     * the stream is first used (a peer can have every stream used: about 400 octets with its state machine, window
+     * and queues, none of them holding anything yet).
      */
-    static final int OCTETS_PER_STREAM = 128;
+    static final int OCTETS_PER_STREAM = 512;
 
     /** Validates. */
     public SctpLimits {

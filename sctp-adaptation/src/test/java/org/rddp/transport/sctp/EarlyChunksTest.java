@@ -33,7 +33,7 @@ class EarlyChunksTest {
     private final List<SessionControl> initiates = new ArrayList<>();
     private final List<String> errors = new ArrayList<>();
     private Loop loop;
-    private EarlyChunkBudget budget;
+    private AssociationBudget budget;
     private DdpAssociation association;
     private final List<String> down = new ArrayList<>();
 
@@ -44,7 +44,7 @@ class EarlyChunksTest {
     }
 
     private void open(long held) {
-        budget = new EarlyChunkBudget(held, EarlyChunkBudget.Shared.NONE);
+        budget = new AssociationBudget(held, AssociationBudget.Shared.NONE);
         association = new DdpAssociation(socket, loop, gone -> down.add("down"), ChunkTap.NONE, budget);
         association.start((session, initiate) -> {
             initiates.add(initiate);
@@ -163,17 +163,17 @@ class EarlyChunksTest {
 
     @Test
     void theProcessGetsBackWhatALostAssociationHeld() {
-        long before = EarlyChunkBudget.heldInProcess();
+        long before = AssociationBudget.heldInProcess();
         sessionOpenedByThePeer(4);
         for (int ssn = 5; ssn < 50; ssn++) {
             socket.arriveSegment(4, ssn, segment(SEGMENT));
         }
         drive();
-        assertThat(EarlyChunkBudget.heldInProcess() - before).isGreaterThan(40L * SEGMENT);
+        assertThat(AssociationBudget.heldInProcess() - before).isGreaterThan(40L * SEGMENT);
         association.lose("gone");
         drive();
         assertThat(budget.held()).isZero();
-        assertThat(EarlyChunkBudget.heldInProcess()).isEqualTo(before);
+        assertThat(AssociationBudget.heldInProcess()).isEqualTo(before);
     }
 
     /**
@@ -216,5 +216,26 @@ class EarlyChunksTest {
         loop.execute(() -> ran[0]++);
         drive();
         assertThat(ran[0]).as("the loop runs on").isOne();
+    }
+
+    /**
+     * Answers a peer does not take (its window closed, this side's socket full) wait in order, counted against the
+     * same budget: a peer that keeps opening and breaking sessions meanwhile gets its association aborted, not an
+     * ever-growing queue.
+     */
+    @Test
+    void sessionControlAnswersAPeerDoesNotTakeAreBoundedToo() {
+        association.lose("reopened with a smaller budget");
+        drive();
+        open(4_000);
+        socket.full = true;
+        for (int round = 0; round < 200 && !association.down(); round++) {
+            socket.arrive(5, 0, new SessionControl.Initiate(PrivateData.EMPTY)); // answered with an Accept
+            socket.arriveSegment(5, 7, segment(10)); // ahead of its turn with nothing to wait for: a Terminate
+            drive();
+        }
+        assertThat(association.down()).as("aborted once its answers pass the budget").isTrue();
+        assertThat(socket.aborted).isTrue();
+        assertThat(budget.held()).as("what waited was given back").isZero();
     }
 }

@@ -50,7 +50,7 @@ class SessionControlFuzzTest {
         Loop loop = Loop.manual("fuzz", Poller.parking());
         try {
             DdpAssociation association = new DdpAssociation(socket, loop, down -> { }, ChunkTap.NONE,
-                    new EarlyChunkBudget(SctpLimits.HELD_PER_ASSOCIATION, EarlyChunkBudget.Shared.NONE));
+                    new AssociationBudget(SctpLimits.HELD_PER_ASSOCIATION, AssociationBudget.Shared.NONE));
             List<DdpAssociation.Session> pending = new ArrayList<>();
             association.start((session, initiate) -> {
                 if (defer) {

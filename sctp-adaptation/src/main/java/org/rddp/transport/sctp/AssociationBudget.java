@@ -3,15 +3,17 @@ package org.rddp.transport.sctp;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * What the chunks one association's sessions hold ahead of their turn may take (RFC 5043 §10; RFC 5042: nothing a
- * peer sends is held without a bound): at most {@link SctpLimits#heldPerAssociation} octets on the association, what
- * its connection manager's {@link SctpLimits#memory} has left once its associations are counted, and a quarter of
- * the heap's limit for every association of the process together, the copies being on the heap. A chunk that would
- * pass one of them is not kept, and the budget says which ({@link #refusal}). The association's loop takes and gives;
- * the process's and the manager's totals are shared by every loop.
+ * What one association holds because of its peer (RFC 5042: nothing a peer sends is held without a bound; RFC 5043
+ * §10: no resources for a DDP-SSN not shown valid): the chunks its sessions keep ahead of their turn, and the session
+ * control answers waiting for room in a socket the peer does not drain. At most
+ * {@link SctpLimits#heldPerAssociation} octets on the association, what its connection manager's
+ * {@link SctpLimits#memory} has left once its associations are counted, and a quarter of the heap's limit for every
+ * association of the process together, the copies being on the heap. What would pass one of them is not kept, and
+ * the budget says which ({@link #refusal}). The association's loop takes and gives; the process's and the manager's
+ * totals are shared by every loop.
  */
-final class EarlyChunkBudget implements ResequencingWindow.Budget {
-    /** All early chunks of the process together: a quarter of the heap's limit. */
+final class AssociationBudget implements ResequencingWindow.Budget {
+    /** What every association of the process holds together: a quarter of the heap's limit. */
     static final long PROCESS_LIMIT = Runtime.getRuntime().maxMemory() / 4;
     private static final AtomicLong PROCESS = new AtomicLong();
 
@@ -43,7 +45,7 @@ final class EarlyChunkBudget implements ResequencingWindow.Budget {
     private String refusal;
 
     /** A budget of {@code associationLimit} octets for one association, within {@code shared} and the process's. */
-    EarlyChunkBudget(long associationLimit, Shared shared) {
+    AssociationBudget(long associationLimit, Shared shared) {
         this.associationLimit = associationLimit;
         this.shared = shared;
     }
@@ -51,13 +53,13 @@ final class EarlyChunkBudget implements ResequencingWindow.Budget {
     @Override
     public boolean take(long octets) {
         if (held + octets > associationLimit) {
-            refusal = "its association holds " + held + " octets of chunks ahead of their turn, and may hold "
+            refusal = "its association holds " + held + " octets for its peer, and may hold "
                     + associationLimit + " (SctpLimits.withHeldPerAssociation)";
             return false;
         }
         if (PROCESS.addAndGet(octets) > PROCESS_LIMIT) {
             PROCESS.addAndGet(-octets);
-            refusal = "the process holds " + PROCESS.get() + " octets of chunks ahead of their turn, and may hold "
+            refusal = "the process holds " + PROCESS.get() + " octets for its SCTP peers, and may hold "
                     + PROCESS_LIMIT + " (a quarter of the heap's limit)";
             return false;
         }
@@ -78,17 +80,17 @@ final class EarlyChunkBudget implements ResequencingWindow.Budget {
         shared.give(octets);
     }
 
-    /** Octets this association's sessions hold now. Its loop. */
+    /** Octets this association holds now. Its loop. */
     long held() {
         return held;
     }
 
-    /** Why the last chunk refused was, or null. Its loop. */
+    /** Why the last refusal was, or null. Its loop. */
     String refusal() {
         return refusal;
     }
 
-    /** Octets the early chunks of every association of the process take now. Any thread. */
+    /** Octets every association of the process holds now. Any thread. */
     static long heldInProcess() {
         return PROCESS.get();
     }
