@@ -50,7 +50,7 @@ class InteropCommandTest {
         assertThat(run.status()).as(run.out() + run.err()).isZero();
         JsonNode document = PerfReport.JSON.readTree(run.out());
         assertThat(document.get("transport").asText()).isEqualTo("sctp");
-        assertThat(document.get("cases")).hasSize(15).allSatisfy(node -> assertThat(node.get("outcome").asText())
+        assertThat(document.get("cases")).hasSize(19).allSatisfy(node -> assertThat(node.get("outcome").asText())
                 .as(node.toString()).isEqualTo("PASS"));
         assertThat(document.get("cases").get(1).get("observed").asText()).isEqualTo("0x00000001");
     }

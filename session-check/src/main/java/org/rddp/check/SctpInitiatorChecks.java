@@ -22,8 +22,10 @@ import org.rddp.wire.PrivateData;
  * Accept or Reject of the matching kind on the like-numbered stream, unordered, DDP-SSN 0; then illegal chunks
  * (a segment without a session, an Accept without an Initiate, an unknown function code, a Terminate with private
  * data, 513 octets of private data, an ordered chunk, a second Initiate in an open session), each of which must end
- * that DDP stream's session with a Terminate and leave the association up; last, an association without the
- * indication, which must carry no DDP.
+ * that DDP stream's session with a Terminate and leave the association up; a second session on a stream after this
+ * side's Terminate and after the peer's; a burst of Initiates, each of which must be answered (§6.4: a Terminate
+ * past the peer's pending limit); chunks far ahead on streams with no session, each stream of which must end with
+ * one Terminate and take a new Initiate; last, an association without the indication, which must carry no DDP.
  */
 public final class SctpInitiatorChecks {
     private static final int DEPTH = 16;
@@ -91,6 +93,10 @@ public final class SctpInitiatorChecks {
             accepted(new Verdict.Case("association-up", "RFC 5043 §6.1, §11.3", "after the illegal chunks, an "
                     + "Initiate on a fresh stream", "Accept or Reject: the illegal chunks ended sessions, not the "
                     + "association"), new SessionControl.Initiate(PrivateData.EMPTY));
+            againOnTheStream(true);
+            againOnTheStream(false);
+            burstOfInitiates();
+            earlyChunksWithoutSession();
         } catch (IOException e) {
             record(association.judged("no association: " + e.getMessage(), false));
         }
@@ -146,6 +152,129 @@ public final class SctpInitiatorChecks {
         accepted(new Verdict.Case(id, "RFC 6581 §7, §9.1", sent, "Enhanced Accept (0x6) with IRD/ORD per §9.1, or "
                 + "Enhanced Reject (0x7)"), new SessionControl.EnhancedInitiate(EnhancedConnectionData
                         .clientServer(ird, ord), PrivateData.EMPTY));
+    }
+
+    /** Chunks a burst case sends at once, and streams the early-chunk case uses. */
+    private static final int BURST = 32;
+    private static final int EARLY_STREAMS = 8;
+    private static final int EARLY_CHUNKS = 16;
+    private static final int EARLY_OCTETS = 1_000;
+
+    /**
+     * A session, ended by this side's Terminate ({@code ours}) or by the peer's (after an illegal chunk), then a new
+     * Initiate at DDP-SSN 0 on the same stream once this side's chunks are acknowledged (§6.6): it must be answered.
+     */
+    private void againOnTheStream(boolean ours) throws IOException, InterruptedException {
+        Verdict.Case check = new Verdict.Case(ours ? "again-after-ours" : "again-after-theirs", "RFC 5043 §6.1–§6.4, "
+                + "§6.6", "a session ended by " + (ours ? "our Terminate (the peer answers with its own)"
+                        : "the peer's Terminate (after a second Initiate; we answer with ours)") + ", then an Initiate "
+                        + "at DDP-SSN 0 on the same stream", "Accept or Reject on that stream, DDP-SSN 0");
+        int stream = nextStream++;
+        RawSctpPeer peer = events.peer();
+        peer.control(stream, 0, new SessionControl.Initiate(PrivateData.EMPTY));
+        RawSctpPeer.Chunk first = events.next(stream, wait);
+        if (SctpEvents.code(first) != FunctionCode.ACCEPT) {
+            record(check.notApplicable("the first Initiate got " + (first == null ? events.silence(wait)
+                    : SctpEvents.describe(first))));
+            return;
+        }
+        peer.control(stream, 1, ours ? new SessionControl.Terminate() : new SessionControl.Initiate(PrivateData.EMPTY));
+        RawSctpPeer.Chunk terminate = events.next(stream, wait);
+        if (SctpEvents.code(terminate) != FunctionCode.TERMINATE) {
+            record(check.judged("the session's end: " + (terminate == null ? events.silence(wait)
+                    : SctpEvents.describe(terminate)), false));
+            return;
+        }
+        if (!ours) {
+            peer.control(stream, 2, new SessionControl.Terminate());
+        }
+        if (!peer.awaitAcknowledged(wait)) {
+            record(check.notApplicable("the peer's SCTP did not acknowledge our chunks within " + wait.toMillis()
+                    + " ms"));
+            return;
+        }
+        peer.control(stream, 0, new SessionControl.Initiate(PrivateData.EMPTY));
+        RawSctpPeer.Chunk answer = events.next(stream, wait);
+        FunctionCode code = SctpEvents.code(answer);
+        boolean pass = (code == FunctionCode.ACCEPT || code == FunctionCode.REJECT) && answer.ddpSsn() == 0;
+        record(check.judged("the new Initiate got " + (answer == null ? events.silence(wait)
+                : SctpEvents.describe(answer)), pass));
+        if (code == FunctionCode.ACCEPT) {
+            peer.control(stream, 1, new SessionControl.Terminate());
+        }
+    }
+
+    /** {@value #BURST} Initiates at once, each on a fresh stream: every one must be answered (§6.2–§6.4). */
+    private void burstOfInitiates() throws IOException, InterruptedException {
+        Verdict.Case check = new Verdict.Case("initiate-burst", "RFC 5043 §6.4, §5.2.3", BURST + " Initiates at once, "
+                + "each on its own stream", "each answered: Accept or Reject, or Terminate past the peer's limit of "
+                + "Initiates pending for its ULP");
+        if (nextStream + BURST > events.peer().streams()) {
+            record(check.notApplicable("the association has " + events.peer().streams() + " streams"));
+            return;
+        }
+        int first = nextStream;
+        nextStream += BURST;
+        for (int stream = first; stream < first + BURST; stream++) {
+            events.peer().control(stream, 0, new SessionControl.Initiate(PrivateData.EMPTY));
+        }
+        int answered = 0;
+        int terminated = 0;
+        String unanswered = null;
+        for (int stream = first; stream < first + BURST; stream++) {
+            RawSctpPeer.Chunk answer = events.next(stream, wait);
+            FunctionCode code = SctpEvents.code(answer);
+            if (code == FunctionCode.ACCEPT || code == FunctionCode.REJECT || code == FunctionCode.TERMINATE) {
+                answered++;
+                terminated += code == FunctionCode.TERMINATE ? 1 : 0;
+                if (code == FunctionCode.ACCEPT) {
+                    events.peer().control(stream, 1, new SessionControl.Terminate());
+                }
+            } else if (unanswered == null) {
+                unanswered = "stream " + stream + ": " + (answer == null ? events.silence(wait)
+                        : SctpEvents.describe(answer));
+            }
+        }
+        record(check.judged(answered + " of " + BURST + " answered (" + terminated + " by Terminate)"
+                + (unanswered == null ? "" : "; first unanswered, " + unanswered), answered == BURST));
+    }
+
+    /**
+     * Chunks far ahead of DDP-SSN 0 on streams that carry no session (what exhausted a server's memory, issue 32):
+     * nothing may be kept for them (RFC 5043 §10); each stream's session ends with a Terminate, and an Initiate on
+     * such a stream afterwards is answered.
+     */
+    private void earlyChunksWithoutSession() throws IOException, InterruptedException {
+        Verdict.Case check = new Verdict.Case("early-without-session", "RFC 5043 §10, §6.1, §6.2", EARLY_CHUNKS
+                + " DDP segments of " + EARLY_OCTETS + " octets with DDP-SSN 1 to " + EARLY_CHUNKS + " (never 0) on "
+                + "each of " + EARLY_STREAMS + " streams without a session, then an Initiate at DDP-SSN 0 on one",
+                "a Terminate on each stream, and an answer to the Initiate");
+        if (nextStream + EARLY_STREAMS > events.peer().streams()) {
+            record(check.notApplicable("the association has " + events.peer().streams() + " streams"));
+            return;
+        }
+        int first = nextStream;
+        nextStream += EARLY_STREAMS;
+        byte[] payload = new byte[EARLY_OCTETS];
+        for (int ssn = 1; ssn <= EARLY_CHUNKS; ssn++) {
+            for (int stream = first; stream < first + EARLY_STREAMS; stream++) {
+                events.peer().segment(stream, ssn, Ulpdus.send(payload));
+            }
+        }
+        int terminated = 0;
+        for (int stream = first; stream < first + EARLY_STREAMS; stream++) {
+            terminated += SctpEvents.code(events.next(stream, wait)) == FunctionCode.TERMINATE ? 1 : 0;
+        }
+        events.peer().control(first, 0, new SessionControl.Initiate(PrivateData.EMPTY));
+        RawSctpPeer.Chunk answer = events.next(first, wait);
+        FunctionCode code = SctpEvents.code(answer);
+        boolean answeredAfter = code == FunctionCode.ACCEPT || code == FunctionCode.REJECT;
+        record(check.judged(terminated + " of " + EARLY_STREAMS + " streams ended with a Terminate; the Initiate "
+                + "after them got " + (answer == null ? events.silence(wait) : SctpEvents.describe(answer)),
+                terminated == EARLY_STREAMS && answeredAfter));
+        if (code == FunctionCode.ACCEPT) {
+            events.peer().control(first, 1, new SessionControl.Terminate());
+        }
     }
 
     private void secondInitiate() throws IOException, InterruptedException {

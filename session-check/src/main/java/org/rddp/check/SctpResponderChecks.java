@@ -152,7 +152,8 @@ public final class SctpResponderChecks {
                         + "(IRD/ORD per §9.1)", "a valid Initiate; after the Accept nothing illegal on the stream"),
                         this::accept),
                 new Step(new Verdict.Case("reject", "RFC 5043 §6.3, RFC 6581 §7", "Reject (0x3, or 0x7 to an "
-                        + "enhanced Initiate) with 22 octets of PD", "nothing more on that stream"),
+                        + "enhanced Initiate, its private data the ULP's alone) with 22 octets of PD",
+                        "nothing more on that stream"),
                         (check, initiate, asked) -> quiet(check, initiate, asked, initiate.enhanced()
                                 ? new SessionControl.EnhancedReject(REJECTED) : new SessionControl.Reject(REJECTED))),
                 new Step(new Verdict.Case("non-ulp-reject", "RFC 5043 §6.4", "Terminate (0x4)",

@@ -67,7 +67,7 @@ class SctpChecksTest {
                         new AcceptOptions(PrivateData.EMPTY, 16, 16), line -> { })) {
             List<Verdict> verdicts = new SctpInitiatorChecks(UsrsctpStack.udp(), new InetSocketAddress(LOOPBACK, 0),
                     (InetSocketAddress) responder.address(), Duration.ofSeconds(3)).run(System.out::println);
-            assertThat(verdicts).hasSize(15).allSatisfy(verdict -> assertThat(verdict.outcome())
+            assertThat(verdicts).hasSize(19).allSatisfy(verdict -> assertThat(verdict.outcome())
                     .as(verdict.toString()).isEqualTo(Verdict.Outcome.PASS));
         }
     }

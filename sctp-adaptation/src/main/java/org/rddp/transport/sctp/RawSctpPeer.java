@@ -182,6 +182,21 @@ public final class RawSctpPeer implements AutoCloseable {
         return null;
     }
 
+    /**
+     * Waits up to {@code wait} until the peer's SCTP has acknowledged everything sent so far (RFC 5043 §6.6: a stream
+     * is reused only once no chunk of its last session may be outstanding); whether it has.
+     */
+    public boolean awaitAcknowledged(Duration wait) throws InterruptedException {
+        long deadline = System.nanoTime() + wait.toNanos();
+        while (!socket.allSentAcknowledged()) {
+            if (System.nanoTime() - deadline > 0) {
+                return false;
+            }
+            ready.tryAcquire(1, TimeUnit.MILLISECONDS); // the acknowledgement makes the socket ready, or time passes
+        }
+        return true;
+    }
+
     /** The Adaptation Layer Indication the peer sent, once a receive has seen it; {@code null} before. */
     public Integer peerAdaptation() {
         return peerAdaptation;
