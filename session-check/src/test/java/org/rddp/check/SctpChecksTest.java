@@ -12,6 +12,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.rddp.transport.sctp.SctpConnectionManager;
+import org.rddp.transport.sctp.SctpStack;
 import org.rddp.transport.sctp.usrsctp.UsrsctpStack;
 import org.rddp.verbs.AcceptOptions;
 import org.rddp.verbs.CompletionQueue;
@@ -22,13 +23,21 @@ import org.rddp.verbs.QueuePair;
 import org.rddp.verbs.RdmaDevice;
 import org.rddp.wire.PrivateData;
 
-/** The SCTP checks against this stack's own DDP over SCTP, on usrsctp. */
+/**
+ * The SCTP checks against this stack's own DDP over SCTP, on usrsctp (and over the kernel's SCTP in the VM:
+ * {@code KernelSctpChecksGuestSuite}).
+ */
 class SctpChecksTest {
     private static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
 
+    /** The stack both sides run on. */
+    SctpStack stack() throws java.io.IOException {
+        return UsrsctpStack.udp();
+    }
+
     @Test
     void ourActiveSidePassesEveryResponderCheck() throws Exception {
-        SctpResponderChecks checks = new SctpResponderChecks(UsrsctpStack.udp(), new InetSocketAddress(LOOPBACK, 0),
+        SctpResponderChecks checks = new SctpResponderChecks(stack(), new InetSocketAddress(LOOPBACK, 0),
                 Duration.ofSeconds(10), Duration.ofSeconds(3));
         CompletableFuture<InetSocketAddress> bound = new CompletableFuture<>();
         CompletableFuture<List<Verdict>> verdicts = new CompletableFuture<>();
@@ -41,7 +50,7 @@ class SctpChecksTest {
         });
         ProtectionDomain pd = new RdmaDevice("initiator").allocateProtectionDomain();
         CompletionQueue cq = pd.device().createCompletionQueue(64);
-        try (SctpConnectionManager manager = new SctpConnectionManager(UsrsctpStack.udp(), LOOPBACK)) {
+        try (SctpConnectionManager manager = new SctpConnectionManager(stack(), LOOPBACK)) {
             InetSocketAddress address = bound.get(10, TimeUnit.SECONDS);
             List<String> outcomes = new java.util.ArrayList<>();
             for (int i = 0; i < SctpResponderChecks.CASES; i++) {
@@ -62,10 +71,10 @@ class SctpChecksTest {
 
     @Test
     void ourPassiveSidePassesEveryInitiatorCheck() throws Exception {
-        try (SctpConnectionManager manager = new SctpConnectionManager(UsrsctpStack.udp(), LOOPBACK);
+        try (SctpConnectionManager manager = new SctpConnectionManager(stack(), LOOPBACK);
                 AcceptingResponder responder = new AcceptingResponder(manager, new InetSocketAddress(LOOPBACK, 0),
                         new AcceptOptions(PrivateData.EMPTY, 16, 16), line -> { })) {
-            List<Verdict> verdicts = new SctpInitiatorChecks(UsrsctpStack.udp(), new InetSocketAddress(LOOPBACK, 0),
+            List<Verdict> verdicts = new SctpInitiatorChecks(stack(), new InetSocketAddress(LOOPBACK, 0),
                     (InetSocketAddress) responder.address(), Duration.ofSeconds(3)).run(System.out::println);
             assertThat(verdicts).hasSize(19).allSatisfy(verdict -> assertThat(verdict.outcome())
                     .as(verdict.toString()).isEqualTo(Verdict.Outcome.PASS));

@@ -31,6 +31,24 @@ class KernelSctpVmTest {
     }
 
     /**
+     * Issue 32 over the kernel's SCTP: a hostile initiator floods a server with chunks far ahead of their turn on 64
+     * streams (its memory stays within the association's bound, and new Initiates are answered), small Writes cross a
+     * loopback that drops 2 % of its packets without their session being ended, and the session-control checks
+     * ({@code rddp interop}, with this issue's cases) pass against this stack both ways.
+     */
+    @Test
+    @Timeout(value = 20, unit = TimeUnit.MINUTES)
+    void aHostilePeerLossAndTheSessionChecksOverTheKernelsSctp() throws Exception {
+        Vm.Outcome outcome = Vm.run("kernel-sctp-hostile", List.of("--load", "sctp,sch_netem"),
+                Vm.junit(List.of(), SUITES + "KernelSctpHostileGuestSuite",
+                        "org.rddp.check.KernelSctpChecksGuestSuite"));
+        outcome.output().lines().filter(line -> line.startsWith("HOSTILE") || line.startsWith("LOSS"))
+                .forEach(System.out::println);
+        assertThat(outcome.status()).as(outcome.tail()).isZero();
+        assertThat(outcome.output()).contains("GUEST-RESULT succeeded=4 failed=0 aborted=0");
+    }
+
+    /**
      * On a host with kernel SCTP, {@code rddp compare} runs the JDK's own {@code SctpChannel} (what a Java program
      * would use instead of RDDP) next to the project's FFM socket and RDDP over the same kernel SCTP, and gives RDDP's
      * ratio to it. The guest is emulated: the test asserts that every point was measured, not how fast.

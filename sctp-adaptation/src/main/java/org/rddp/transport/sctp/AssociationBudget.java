@@ -57,7 +57,8 @@ final class AssociationBudget implements ResequencingWindow.Budget {
                     + associationLimit + " (SctpLimits.withHeldPerAssociation)";
             return false;
         }
-        if (PROCESS.addAndGet(octets) > PROCESS_LIMIT) {
+        long now = PROCESS.addAndGet(octets);
+        if (now > PROCESS_LIMIT) {
             PROCESS.addAndGet(-octets);
             refusal = "the process holds " + PROCESS.get() + " octets for its SCTP peers, and may hold "
                     + PROCESS_LIMIT + " (a quarter of the heap's limit)";

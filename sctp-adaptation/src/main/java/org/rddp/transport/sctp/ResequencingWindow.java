@@ -28,6 +28,9 @@ final class ResequencingWindow {
     private static final int FIRST_SLOTS = 16;
     private static final int HALF_SPACE = 0x8000;
     private static final int PPID_LENGTH = 4;
+    /** The furthest ahead of its turn any window of the process kept a chunk (diagnostics, as loss tests report). */
+    private static final java.util.concurrent.atomic.AtomicInteger FURTHEST = new java.util.concurrent.atomic
+            .AtomicInteger();
 
     /** Where a chunk goes. */
     enum Verdict {
@@ -81,6 +84,11 @@ final class ResequencingWindow {
 
     ResequencingWindow(Budget budget) {
         this.budget = budget;
+    }
+
+    /** How far ahead of its turn, in DDP-SSNs, any window of the process kept a chunk so far. Any thread. */
+    static int furthestAhead() {
+        return FURTHEST.get();
     }
 
     /** The DDP-SSN the next in-order chunk carries. */
@@ -143,6 +151,9 @@ final class ResequencingWindow {
         held[slot(ssn)] = copy;
         placed[slot(ssn)] = payloadPlaced;
         count++;
+        if (distance > FURTHEST.get()) {
+            FURTHEST.accumulateAndGet(distance, Math::max);
+        }
         return true;
     }
 
