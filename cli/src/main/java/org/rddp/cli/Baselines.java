@@ -204,7 +204,7 @@ final class Baselines {
         void await(long start, int interest, String what) throws IOException {
             long waited = System.nanoTime() - start;
             if (waited < Completions.SPIN) {
-                Thread.onSpinWait();
+                Completions.pause(waited);
                 return;
             }
             if (waited > timeout) {
@@ -384,8 +384,12 @@ final class Baselines {
             if (round == 0) {
                 spinning = System.nanoTime();
             }
-            if (round < SPINS || System.nanoTime() - spinning < spin) {
+            long spun = System.nanoTime() - spinning;
+            if (round < SPINS || spun < spin) {
                 driver.spin();
+                if (spin > 0) {
+                    Completions.pause(spun); // a latency run's wait: it yields once its answer is late
+                }
                 return;
             }
             driver.nap(1_000_000); // woken by the socket (its loop's poller, or its ready hook)

@@ -30,6 +30,13 @@ final class Completions {
     static final long SPIN = MAY_SPIN ? Duration.ofMillis(5).toNanos() : 0;
     /** Polls of a queue, or of a socket by a baseline, before the waiting thread sleeps. */
     static final int SPINS = MAY_SPIN ? 2_000 : 0;
+    /**
+     * How long a busy wait spins before each further poll yields the processor: past this the answer is late (a
+     * half round trip on loopback is 5-60 µs here), and a waiter that kept spinning would, on a machine whose other
+     * processor is busy, hold the very one its peer (another thread, or another process) needs to answer: in one run
+     * of {@code compare} between two ends, every 256-octet round trip of a baseline then took the scheduler's 3-4 ms.
+     */
+    static final long PURE_SPIN = java.util.concurrent.TimeUnit.MICROSECONDS.toNanos(50);
 
     private final CompletionQueue cq;
     private final Duration timeout;
@@ -152,14 +159,28 @@ final class Completions {
      * needed: a latency loop allocates nothing per round trip.
      */
     WorkCompletion spin(String what, long number) throws PeerException {
-        long until = System.nanoTime() + SPIN;
+        long start = System.nanoTime();
+        long spun;
         do {
             if (cq.poll(completion)) {
                 return completion.status() == WcStatus.SUCCESS ? completion : checked(describe(what, number));
             }
-            Thread.onSpinWait();
-        } while (System.nanoTime() - until < 0);
+            spun = System.nanoTime() - start;
+            pause(spun);
+        } while (spun < SPIN);
         return next(describe(what, number));
+    }
+
+    /**
+     * One pause of a busy wait that has spun for {@code spun} nanoseconds: a spin hint at first, a yield of the
+     * processor after {@link #PURE_SPIN}. Every busy wait of a comparison, RDDP's and the baselines', pauses so.
+     */
+    static void pause(long spun) {
+        if (spun < PURE_SPIN) {
+            Thread.onSpinWait();
+        } else {
+            Thread.yield();
+        }
     }
 
     private static String describe(String what, long number) {

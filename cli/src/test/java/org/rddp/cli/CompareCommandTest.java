@@ -167,7 +167,7 @@ class CompareCommandTest {
         for (String[] row : rows) {
             assertThat(row).hasSize(7); // size, TCP, MPA, ratio, SCTP, RDDP over SCTP, ratio
             for (int i = 1; i < row.length; i++) {
-                assertThat(Double.parseDouble(row[i])).as(String.join(" ", row)).isPositive();
+                assertThat(Double.parseDouble(row[i])).as("%s%n%s", String.join(" ", row), run.out()).isPositive();
             }
         }
         JsonNode json = new ObjectMapper().readTree(out.resolve("compare.json").toFile());
