@@ -628,11 +628,8 @@ class MpaSetupTest {
             accepted.get(WAIT_SECONDS, TimeUnit.SECONDS);
             peer.sendFpdu(send(1, "whole".getBytes(StandardCharsets.US_ASCII)), true);
             assertThat(responder.next().status()).isEqualTo(WcStatus.SUCCESS);
-            MpaFramer framer = new MpaFramer(false, true);
-            byte[] next = send(2, "cut short".getBytes(StandardCharsets.US_ASCII));
-            ByteBuffer fpdu = ByteBuffer.allocate(framer.wireLength(next.length));
-            framer.frame(ByteBuffer.wrap(next), fpdu);
-            peer.send(java.util.Arrays.copyOf(fpdu.array(), fpdu.capacity() / 2)); // half an FPDU, then the FIN
+            byte[] fpdu = crcFpdu(send(2, "cut short".getBytes(StandardCharsets.US_ASCII)));
+            peer.send(java.util.Arrays.copyOf(fpdu, fpdu.length / 2)); // half an FPDU, then the FIN
             peer.shutdownOutput();
             Event ended = responder.awaitAny(QpEvent.CONNECTION_LOST, QpEvent.DISCONNECTED);
             assertThat(ended.event()).isEqualTo(QpEvent.CONNECTION_LOST);
@@ -685,12 +682,10 @@ class MpaSetupTest {
             assertThat(MpaTransport.registered(ours)).as("the stream is on the loop").isEqualTo(listening + 1);
 
             byte[] ulpdu = send(1, "corrupted".getBytes(StandardCharsets.US_ASCII));
-            MpaFramer framer = new MpaFramer(false, true);
-            java.nio.ByteBuffer fpdu = java.nio.ByteBuffer.allocate(framer.wireLength(ulpdu.length));
-            framer.frame(java.nio.ByteBuffer.wrap(ulpdu), fpdu);
-            fpdu.array()[fpdu.limit() - 1] ^= 0x01; // one bit of the CRC field
+            byte[] fpdu = crcFpdu(ulpdu);
+            fpdu[fpdu.length - 1] ^= 0x01; // one bit of the CRC field
             long malformed = Counters.get(Counter.MALFORMED_FPDUS);
-            peer.send(fpdu.array());
+            peer.send(fpdu);
             assertBareTerminate(peer, MpaError.CRC_ERROR, true);
             assertThat(Counters.get(Counter.MALFORMED_FPDUS)).as("counted").isEqualTo(malformed + 1);
             peer.send(new byte[4096]); // more after the error: read and discarded
@@ -715,11 +710,9 @@ class MpaSetupTest {
         try (RawMpaPeer peer = raw(listener.address())) {
             acceptRaw(peer);
             byte[] ulpdu = send(1, "corrupted".getBytes(StandardCharsets.US_ASCII));
-            MpaFramer framer = new MpaFramer(false, true);
-            ByteBuffer fpdu = ByteBuffer.allocate(framer.wireLength(ulpdu.length));
-            framer.frame(ByteBuffer.wrap(ulpdu), fpdu);
-            fpdu.array()[fpdu.limit() - 1] ^= 0x01;
-            peer.send(fpdu.array());
+            byte[] fpdu = crcFpdu(ulpdu);
+            fpdu[fpdu.length - 1] ^= 0x01;
+            peer.send(fpdu);
             assertBareTerminate(peer, MpaError.CRC_ERROR, true);
             peer.awaitEof(); // our FIN; the peer sends nothing and keeps its side open
             assertThat(MpaTransport.awaitRegistered(ours, listening)).as("the connection left the loop")
@@ -738,16 +731,21 @@ class MpaSetupTest {
         responder.postReceive(responder.region(64), 0, 64, 11);
         try (RawMpaPeer peer = raw(listener.address())) {
             acceptRaw(peer);
-            byte[] next = send(1, "cut short".getBytes(StandardCharsets.US_ASCII));
-            MpaFramer framer = new MpaFramer(false, true);
-            ByteBuffer fpdu = ByteBuffer.allocate(framer.wireLength(next.length));
-            framer.frame(ByteBuffer.wrap(next), fpdu);
-            peer.send(java.util.Arrays.copyOf(fpdu.array(), fpdu.capacity() / 2)); // half an FPDU, then nothing
+            byte[] fpdu = crcFpdu(send(1, "cut short".getBytes(StandardCharsets.US_ASCII)));
+            peer.send(java.util.Arrays.copyOf(fpdu, fpdu.length / 2)); // half an FPDU, then nothing
             Event ended = responder.awaitAny(QpEvent.CONNECTION_LOST, QpEvent.DISCONNECTED);
             assertThat(ended.event()).isEqualTo(QpEvent.CONNECTION_LOST);
             assertThat(ended.detail()).contains("in the middle of an FPDU").contains("MpaOptions.withFpduTimeout");
             assertThat(MpaTransport.awaitRegistered(ours, listening)).isEqualTo(listening);
         }
+    }
+
+    /** {@code ulpdu} framed as one FPDU with a CRC and without Markers, as the peer would send it. */
+    private static byte[] crcFpdu(byte[] ulpdu) {
+        MpaFramer framer = new MpaFramer(false, true);
+        ByteBuffer fpdu = ByteBuffer.allocate(framer.wireLength(ulpdu.length));
+        framer.frame(ByteBuffer.wrap(ulpdu), fpdu);
+        return fpdu.array();
     }
 
     /** A raw initiator's enhanced Request, accepted by the responder's ULP; returns once both sides are up. */

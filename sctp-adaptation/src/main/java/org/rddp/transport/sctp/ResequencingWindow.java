@@ -53,19 +53,6 @@ final class ResequencingWindow {
 
     /** Where the octets of what a window holds are counted against their limits. Loop thread. */
     interface Budget {
-        /** An unlimited budget (tests). */
-        Budget UNLIMITED = new Budget() {
-            @Override
-            public boolean take(long octets) {
-                return true;
-            }
-
-            @Override
-            public void give(long octets) {
-                // nothing was counted
-            }
-        };
-
         /** Takes {@code octets} for something the window is about to keep; false (nothing taken) past a limit. */
         boolean take(long octets);
 
