@@ -420,7 +420,21 @@ final class DdpAssociation {
         private final ResequencingWindow window = new ResequencingWindow(budget);
         /** A session on this stream ended since the socket last said all it sent was acknowledged (§6.6). */
         private boolean outstanding;
-        private final ResequencingWindow.Delivery process = this::process;
+        /**
+         * Takes the chunks in order; held ones wait while the session is bound to a queue pair whose engine has not
+         * started (an Accept whose segments overtook it: they are delivered once the engine started).
+         */
+        private final ResequencingWindow.Delivery process = new ResequencingWindow.Delivery() {
+            @Override
+            public void deliver(int ppid, MemorySegment chunk, int length, boolean payloadPlaced) {
+                process(ppid, chunk, length, payloadPlaced);
+            }
+
+            @Override
+            public boolean paused() {
+                return starting;
+            }
+        };
         private final EarlyPlacement placer = new EarlyPlacement();
         private Consumer<SessionControl> responseHandler;
         /** Bound to a queue pair whose engine has not started yet (its start is queued on the loop). */
@@ -610,6 +624,7 @@ final class DdpAssociation {
         public void start(LlpSink newSink) {
             sink = newSink; // on the loop, before the next chunk is dispatched
             started();
+            window.deliverHeld(process); // segments that overtook the Accept, held until the engine started
         }
 
         /** The engine started, or the session ended before it did: the association reads again. */

@@ -49,6 +49,14 @@ final class ResequencingWindow {
     interface Delivery {
         /** The chunk of {@code length} octets at {@code chunk} (DDP-SSN first), sent with {@code ppid}. */
         void deliver(int ppid, MemorySegment chunk, int length, boolean payloadPlaced);
+
+        /**
+         * Whether held chunks must wait, though in order, until {@link #deliverHeld} (the session was just bound to a
+         * queue pair whose engine has not started yet).
+         */
+        default boolean paused() {
+            return false;
+        }
     }
 
     /** Where the octets of what a window holds are counted against their limits. Loop thread. */
@@ -197,7 +205,16 @@ final class ResequencingWindow {
             return;
         }
         expected = (expected + 1) & 0xFFFF;
-        while (count > 0 && generation == session) {
+        deliverHeld(delivery, session);
+    }
+
+    /** Delivers the held chunks now in order, unless {@code delivery} is paused (then they wait for the next call). */
+    void deliverHeld(Delivery delivery) {
+        deliverHeld(delivery, generation);
+    }
+
+    private void deliverHeld(Delivery delivery, int session) {
+        while (count > 0 && generation == session && !delivery.paused()) {
             int slot = slot(expected);
             byte[] next = held[slot];
             if (next == null) {

@@ -238,4 +238,57 @@ class EarlyChunksTest {
         assertThat(socket.aborted).isTrue();
         assertThat(budget.held()).as("what waited was given back").isZero();
     }
+
+    /**
+     * The peer's first segments may overtake its Accept (every chunk is unordered): they are held, and once the Accept
+     * binds the session to a queue pair they wait for its engine to start, then reach it in order, rather than end
+     * the session as "a DDP segment before its queue pair took it".
+     */
+    @Test
+    void segmentsThatOvertookTheAcceptWaitForTheEngineToStart() {
+        DdpAssociation.Session session = association.idleSession();
+        session.initiate(new SessionControl.Initiate(PrivateData.EMPTY), answer -> session.bind(
+                new org.rddp.llp.LlpParameters(1, 1, org.rddp.llp.RtrType.NONE, org.rddp.llp.RtrType.NONE, false,
+                        org.rddp.ddp.DdpSegment.DDP_VERSION, org.rddp.rdmap.RdmapControl.RDMAP_VERSION,
+                        PrivateData.EMPTY, PrivateData.EMPTY)));
+        socket.takeSent();
+        socket.arriveSegment(session.streamId, 2, segment(30));
+        socket.arriveSegment(session.streamId, 1, segment(20));
+        socket.arrive(session.streamId, 0, new SessionControl.Accept(PrivateData.EMPTY));
+        drive();
+        assertThat(session.state()).isEqualTo(SessionStateMachine.State.OPEN);
+        List<Integer> delivered = new ArrayList<>();
+        session.start(new org.rddp.llp.LlpSink() {
+            @Override
+            public boolean placeTagged(org.rddp.ddp.DdpSegment header, int payloadLength,
+                    org.rddp.llp.PlacementTarget target) {
+                return false;
+            }
+
+            @Override
+            public void onSegment(java.lang.foreign.MemorySegment buffer, long offset, int length,
+                    boolean payloadPlaced) {
+                delivered.add(length);
+            }
+
+            @Override
+            public void onWritable() {
+                // nothing to send
+            }
+
+            @Override
+            public void onLlpError(org.rddp.error.TerminateCause cause, String detail) {
+                delivered.add(-1);
+            }
+
+            @Override
+            public void onClosed(boolean graceful, String reason) {
+                delivered.add(-2);
+            }
+        });
+        drive();
+        assertThat(delivered).as("both segments, in order, once the engine started").containsExactly(20, 30);
+        assertThat(socket.takeSent()).as("no Terminate").isEmpty();
+        assertThat(session.state()).isEqualTo(SessionStateMachine.State.OPEN);
+    }
 }
