@@ -56,7 +56,7 @@ class KernelSctpHostileGuestSuite {
     private static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
     private static final int STREAMS = 64;
     private static final int CHUNK = 32_000;
-    private static final int CHUNKS_PER_STREAM = 40;
+    private static final int CHUNKS_PER_STREAM = 20;
     private static final Duration WAIT = Duration.ofSeconds(120);
     /** How long the attacker's reader waits for one more chunk before it takes the server to have said all. */
     private static final Duration QUIET = Duration.ofSeconds(15);
@@ -185,7 +185,7 @@ class KernelSctpHostileGuestSuite {
     void smallMessagesUnderLossKeepTheirSession() throws Exception {
         KernelSctpStack stack = KernelSctpStack.open();
         int maxMessage = KernelSctpGuestSuite.probeMaxMessage(stack, LOOPBACK);
-        int writes = 50_000;
+        int writes = 20_000;
         int depth = 4096;
         int signalEvery = 256; // unsignaled Writes between, so that posts come fast and bundle into full packets
         tc("qdisc", "add", "dev", "lo", "root", "netem", "loss", "2%");
