@@ -78,7 +78,7 @@ public final class MpaConnectionManager implements ConnectionManager {
     /** Connections accepted whose startup has yet to begin on their loop. */
     private final java.util.concurrent.atomic.AtomicInteger accepting = new java.util.concurrent.atomic.AtomicInteger();
     private final java.util.Map<MpaStream, Loop> streams = new ConcurrentHashMap<>();
-    /** Who may hold a responder connection in startup: per address, and the oldest silent one makes room. */
+    /** Who may hold a responder connection in startup: per address, and which silent one makes room. */
     private final StartupAdmission admission;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final AtomicReference<Refusal> lastRefusal = new AtomicReference<>();
@@ -308,19 +308,20 @@ public final class MpaConnectionManager implements ConnectionManager {
     }
 
     /**
-     * Every startup slot is taken: resets the oldest connection still waiting for its Request, so that a flood of
-     * silent connections cannot keep a client out; null when it did, else why the new connection is refused (every
-     * startup has its Request in, waiting for the ULP or connecting). The acceptor's loop.
+     * Every startup slot is taken: resets a connection still waiting for its Request (the oldest of the address with
+     * the most), so that a flood of silent connections cannot keep a client out; null when it did, else why the new
+     * connection is refused (every startup has its Request in, waiting for the ULP, or is connecting). The acceptor's
+     * loop.
      */
     private String makeRoom() {
-        MpaStartup oldest = admission.oldestWaiting();
+        MpaStartup oldest = admission.evictable();
         if (oldest == null) {
             return "too many connections in startup: " + mpa.maxStartups() + " (MpaOptions.withLimits), none of them "
                     + "silent";
         }
         oldest.loop().execute(() -> oldest.evict(new IOException("reset to make room: " + mpa.maxStartups()
                 + " connections in startup (MpaOptions.withLimits), and this one the oldest still without a "
-                + "Request")));
+                + "Request from the address with the most such")));
         return null;
     }
 
@@ -336,12 +337,12 @@ public final class MpaConnectionManager implements ConnectionManager {
             startup = new MpaStartup(channel, loop, false, startups, failure -> refuse(from, failure));
             MpaStartup admitted = startup;
             startup.onEnd(() -> {
-                admission.done(admitted);
+                admission.spoke(source, admitted);
                 admission.left(source);
             });
-            admission.waiting(startup);
+            admission.waiting(source, startup);
             startup.expect(MpaStartupFrame.Kind.REQUEST, mpa.startupTimeout(), request -> {
-                admission.done(admitted); // it spoke: no longer the first to make room
+                admission.spoke(source, admitted); // no longer one to make room
                 if (request.revision() > mpa.revision()) {
                     // an RFC 5044 responder cannot interoperate with revision 2: it closes (§7.1.2 rule 9)
                     throw new MalformedFrameException(DecodeStatus.MPA_BAD_REVISION, "revision " + request.revision()

@@ -24,10 +24,12 @@ import org.rddp.mpa.MpaFpdu;
  * @param mtu             the path MTU FPDUs are cut for, so that each fits one TCP segment (RFC 5044 §4.5's EMSS);
  *                        0 takes the MTU of the local interface, which is right unless the path has a smaller one
  * @param maxStartups     connections in startup at once (accepted, their Request not yet answered by the ULP, and
- *                        connecting); when one more is accepted, the oldest still waiting for its Request is reset
- *                        to make room (a flood of silent connections cannot keep clients out), or, if none waits,
- *                        the new one; the refusal says why
- * @param maxStartupsPerSource accepted connections in startup from one address at once; one more from it is reset
+ *                        connecting); when one more is accepted, a connection still waiting for its Request (the
+ *                        oldest of the address with the most such) is reset to make room, so that a flood of silent
+ *                        connections cannot keep clients out; if none waits, the new one is; the refusal says why
+ * @param maxStartupsPerSource accepted connections in startup from one address at once; one more from it is reset.
+ *                        By default as many as {@code maxStartups}: a client may open a thousand queue pairs'
+ *                        connections at once; a server whose clients open few sets it lower
  * @param maxConnections  connections in Full Operation at once; a Request beyond them is rejected (an MPA Reply
  *                        with R set, RFC 5044 §7.1.2) without reaching the ULP
  * @param idleTimeout     a connection in Full Operation that sends and receives nothing for this long is reset, and
@@ -91,7 +93,7 @@ public record MpaOptions(int revision, boolean markers, boolean crc, boolean pee
     /**
      * The defaults: revision 2, no Markers, CRC on (RFC 5044 §4.4: the default MUST be to use CRCs), client-server
      * unless a connection asks, every RTR type, no revision 1 retry, 10 s startup timeout, the interface's MTU,
-     * at most 1024 connections in startup (64 of them from one address) and 65536 in Full Operation, no idle timeout
+     * at most 1024 connections in startup (from one address or many) and 65536 in Full Operation, no idle timeout
      * (an idle queue pair is a normal thing in RDMA), buffers of at most half the heap's limit
      * ({@link Runtime#maxMemory()}, which is also the JVM's limit on direct memory unless
      * {@code -XX:MaxDirectMemorySize} says otherwise: a process that takes more connections than that is refused them,
@@ -100,7 +102,7 @@ public record MpaOptions(int revision, boolean markers, boolean crc, boolean pee
      */
     public static MpaOptions defaults() {
         return new MpaOptions(2, false, true, false, EnumSet.of(RtrType.SEND, RtrType.WRITE, RtrType.READ), false,
-                Duration.ofSeconds(10), 0, 1024, 64, 65536, Duration.ZERO,
+                Duration.ofSeconds(10), 0, 1024, 1024, 65536, Duration.ZERO,
                 Math.max(BUFFER_OCTETS_PER_CONNECTION, Runtime.getRuntime().maxMemory() / 2), Duration.ofSeconds(10),
                 Duration.ofSeconds(60));
     }
