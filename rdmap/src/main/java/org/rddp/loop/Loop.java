@@ -15,7 +15,8 @@ import org.jctools.queues.MpscArrayQueue;
 /**
  * A loop: one owner thread that runs a duty cycle over the I/O its {@link Poller} owns and the streams on it, as an
  * Aeron agent does. One cycle runs the commands other threads queued ({@link #execute}), in order, then the I/O that
- * is ready ({@link Poller#poll}), and returns the work done.
+ * is ready ({@link Poller#poll}), then the {@linkplain #schedule deadlines} that have passed, and returns the work
+ * done. The loop's timers are its deadlines: no other thread keeps time for what lives on it.
  *
  * <p>Who drives it is fixed when it is made, and never changes:
  * <ul>
@@ -56,6 +57,8 @@ public final class Loop implements Executor, AutoCloseable {
     private final AtomicLong errors = new AtomicLong();
     /** Commands the owner thread queued while the queue was full (it cannot wait for itself). Owner thread. */
     private final java.util.ArrayDeque<Runnable> overflow = new java.util.ArrayDeque<>();
+    /** What must happen by when, earliest first. Owner thread. */
+    private final java.util.PriorityQueue<Deadline> deadlines = new java.util.PriorityQueue<>();
     private volatile boolean running = true;
     private volatile boolean sleeping;
     /** Why the loop stopped on its own, or null: it runs, or was closed. */
@@ -310,6 +313,53 @@ public final class Loop implements Executor, AutoCloseable {
         }
     }
 
+    /**
+     * Runs {@code expiry} on the owner thread in the first duty cycle after {@code atNanos} (in
+     * {@link System#nanoTime()}) has passed, unless the returned deadline is {@linkplain Deadline#cancel() cancelled}
+     * first. An idle loop wakes for it: its owner blocks no longer than the earliest deadline. What {@code expiry}
+     * throws is the loop's to report, as a command's is. Owner thread: the loop's own timers, with no thread of theirs.
+     *
+     * @throws IllegalStateException on another thread
+     */
+    public Deadline schedule(long atNanos, Runnable expiry) {
+        if (!inLoop()) {
+            throw new IllegalStateException("loop " + name + ": a deadline is set on its owner thread, not on "
+                    + Thread.currentThread().getName());
+        }
+        Deadline deadline = new Deadline(this, atNanos, java.util.Objects.requireNonNull(expiry, "expiry"));
+        deadlines.add(deadline);
+        return deadline;
+    }
+
+    /** Deadlines set and not yet run or cancelled. Owner thread. */
+    public int deadlines() {
+        return deadlines.size();
+    }
+
+    /** A cancelled deadline leaves the queue. Owner thread. */
+    void forget(Deadline deadline) {
+        deadlines.remove(deadline);
+    }
+
+    /** Runs the deadlines that have passed, earliest first; those set meanwhile wait for the next cycle. */
+    private int expire() {
+        if (deadlines.isEmpty()) {
+            return 0;
+        }
+        int work = 0;
+        long now = System.nanoTime();
+        for (Deadline next = deadlines.peek(); next != null && next.at - now <= 0; next = deadlines.peek()) {
+            deadlines.poll();
+            Runnable expiry = next.expiry;
+            next.expiry = null;
+            if (expiry != null) {
+                work++;
+                runCommand(expiry);
+            }
+        }
+        return work;
+    }
+
     /** Makes an idle owner thread run a cycle now. Any thread. */
     public void wakeup() {
         poller.wakeup();
@@ -399,8 +449,10 @@ public final class Loop implements Executor, AutoCloseable {
                     stop(e);
                 }
             }
-            // what the I/O queued (usrsctp raises an association's readiness from inside the stack, where it cannot
-            // be read) runs in this cycle, not the next: its data reaches the engine before the cycle returns
+            work += expire();
+            // what the I/O and the deadlines queued (usrsctp raises an association's readiness from inside the stack,
+            // where it cannot be read) runs in this cycle, not the next: its data reaches the engine before the cycle
+            // returns
             work += runCommands(commands.size());
         } finally {
             depth--;
@@ -443,11 +495,19 @@ public final class Loop implements Executor, AutoCloseable {
         }
     }
 
-    /** Blocks in the poller unless a command waits; a command queued meanwhile wakes it (it sees the flag). */
+    /**
+     * Blocks in the poller unless a command waits, no longer than the earliest deadline; a command queued meanwhile
+     * wakes it (it sees the flag).
+     */
     private void block(long timeoutNanos) {
+        Deadline first = deadlines.peek();
+        if (first != null) {
+            long due = Math.max(0, first.at - System.nanoTime());
+            timeoutNanos = timeoutNanos < 0 ? due : Math.min(timeoutNanos, due);
+        }
         sleeping = true;
         try {
-            if (commands.isEmpty() && running) {
+            if (commands.isEmpty() && running && timeoutNanos != 0) {
                 poller.await(timeoutNanos);
             }
         } finally {

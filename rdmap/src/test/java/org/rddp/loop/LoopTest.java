@@ -159,4 +159,117 @@ class LoopTest {
             assertThat(ran).hasValue((1 << 16) + 10);
         }
     }
+
+    /**
+     * The loop keeps its own time: deadlines run on its thread, earliest first, and a cancelled one never runs. The
+     * loop blocks in its poller with no limit of its own (a parking poller), so it is the deadline that wakes it.
+     */
+    @Test
+    @Timeout(value = 20, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void deadlinesRunOnTheOwnerThreadEarliestFirstAndACancelledOneNever() throws Exception {
+        List<String> ran = new CopyOnWriteArrayList<>();
+        CountDownLatch last = new CountDownLatch(1);
+        try (Loop loop = Loop.start("timers", Poller.parking(), IdleStrategy.BLOCKING)) {
+            loop.execute(() -> {
+                long now = System.nanoTime();
+                loop.schedule(now + TimeUnit.MILLISECONDS.toNanos(60), () -> {
+                    ran.add("third on " + Thread.currentThread().getName());
+                    last.countDown();
+                });
+                loop.schedule(now + TimeUnit.MILLISECONDS.toNanos(20), () -> ran.add("first"));
+                Deadline cancelled = loop.schedule(now + TimeUnit.MILLISECONDS.toNanos(30), () -> ran.add("never"));
+                loop.schedule(now + TimeUnit.MILLISECONDS.toNanos(40), () -> ran.add("second"));
+                cancelled.cancel();
+                assertThat(cancelled.pending()).isFalse();
+            });
+            assertThat(last.await(10, TimeUnit.SECONDS)).as("the idle loop woke for its deadlines").isTrue();
+            assertThat(ran).containsExactly("first", "second", "third on timers");
+        }
+    }
+
+    /** A manual loop's idle wait ends at its earliest deadline, and what the deadline throws is survived. */
+    @Test
+    @Timeout(value = 20, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aManualLoopIdlesNoLongerThanItsEarliestDeadline() {
+        List<Throwable> reported = new CopyOnWriteArrayList<>();
+        AtomicInteger ran = new AtomicInteger();
+        try (Loop loop = Loop.manual("manual-timers", Poller.parking(), (where, error) -> reported.add(error))) {
+            long now = System.nanoTime();
+            loop.schedule(now + TimeUnit.MILLISECONDS.toNanos(10), () -> {
+                throw new StackOverflowError();
+            });
+            Deadline second = loop.schedule(now + TimeUnit.MILLISECONDS.toNanos(20), ran::incrementAndGet);
+            assertThat(loop.deadlines()).isEqualTo(2);
+            while (second.pending()) {
+                loop.idle(-1); // no limit of its own: without the deadline it would park for ever
+            }
+            assertThat(ran).hasValue(1);
+            assertThat(reported).singleElement().isInstanceOf(StackOverflowError.class);
+            assertThat(loop.deadlines()).isZero();
+        }
+    }
+
+    @Test
+    void aDeadlineIsSetOnTheOwnerThreadOnly() throws Exception {
+        try (Loop loop = Loop.start("not-yours", Poller.parking(), IdleStrategy.BLOCKING)) {
+            assertThatThrownBy(() -> loop.schedule(System.nanoTime(), () -> { }))
+                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("owner thread");
+        }
+    }
+
+    /** Closing a loop from another thread: what was queued before still runs, then its thread ends. */
+    @Test
+    @Timeout(value = 20, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aLoopClosedFromAnotherThreadRunsWhatWasQueuedAndEnds() throws Exception {
+        AtomicInteger ran = new AtomicInteger();
+        AtomicReference<Thread> thread = new AtomicReference<>();
+        CountDownLatch started = new CountDownLatch(1);
+        Loop loop = Loop.start("closed-from-afar", Poller.parking(), IdleStrategy.BLOCKING);
+        loop.execute(() -> {
+            thread.set(Thread.currentThread());
+            started.countDown();
+        });
+        assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+        for (int i = 0; i < 100; i++) {
+            loop.execute(ran::incrementAndGet);
+        }
+        loop.close();
+        assertThat(ran).hasValue(100);
+        assertThat(thread.get().isAlive()).as("close joins the loop's thread").isFalse();
+        assertThat(loop.running()).isFalse();
+        loop.execute(ran::incrementAndGet); // a closed loop drops commands: its streams ended with it
+        assertThat(ran).hasValue(100);
+    }
+
+    /** One thread driving several manual loops: each runs only when this thread drives it, each its own commands. */
+    @Test
+    @Timeout(value = 20, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void oneThreadDrivesSeveralManualLoops() throws Exception {
+        AtomicInteger first = new AtomicInteger();
+        AtomicInteger second = new AtomicInteger();
+        try (Loop a = Loop.manual("a", Poller.parking()); Loop b = Loop.manual("b", Poller.parking())) {
+            assertThat(Loop.ownedByCurrentThread()).containsExactly(a, b);
+            a.execute(first::incrementAndGet);
+            b.execute(second::incrementAndGet);
+            assertThat(first).hasValue(0);
+            assertThat(Loop.invokeOwned()).isEqualTo(2);
+            assertThat(first).hasValue(1);
+            assertThat(second).hasValue(1);
+            java.util.concurrent.CompletableFuture<String> answer = new java.util.concurrent.CompletableFuture<>();
+            Thread other = Thread.ofPlatform().start(() -> b.execute(() -> answer.complete("from b")));
+            assertThat(Loop.joinOwned(answer, java.time.Duration.ofSeconds(10))).isEqualTo("from b");
+            other.join();
+            AtomicReference<Throwable> refused = new AtomicReference<>();
+            Thread stranger = Thread.ofPlatform().start(() -> {
+                try {
+                    a.invoke();
+                } catch (IllegalStateException e) {
+                    refused.set(e);
+                }
+            });
+            stranger.join();
+            assertThat(refused.get()).as("another thread may not drive it").hasMessageContaining("is driven by thread");
+        }
+        assertThat(Loop.ownedByCurrentThread()).isEmpty();
+    }
 }

@@ -8,6 +8,7 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.function.Consumer;
+import org.rddp.loop.Deadline;
 import org.rddp.loop.Loop;
 import org.rddp.mpa.MpaStartupFrame;
 import org.rddp.wire.DecodeStatus;
@@ -42,7 +43,7 @@ final class MpaStartup implements SelectorPoller.Handler {
     private ByteBuffer in;
     private boolean headerIn;
     private FrameStep onFrame;
-    private SelectorPoller.Deadline deadline;
+    private Deadline deadline;
     private Consumer<Exception> onFailure;
     private Runnable onEnd;
 
@@ -100,8 +101,9 @@ final class MpaStartup implements SelectorPoller.Handler {
         onFrame = step;
         in = ByteBuffer.allocate(MpaStartupFrame.HEADER_LENGTH);
         headerIn = false;
-        deadline = poller.schedule(System.nanoTime() + within.toNanos(), () -> fail(new SocketTimeoutException(
-                "no MPA " + name(kind) + " within " + within.toMillis() + " ms (RFC 5044 §7.1.2 rule 10)")));
+        deadline = poller.loop().schedule(System.nanoTime() + within.toNanos(), () -> fail(
+                new SocketTimeoutException("no MPA " + name(kind) + " within " + within.toMillis()
+                        + " ms (RFC 5044 §7.1.2 rule 10)")));
         interestChanged();
         ready(SelectionKey.OP_READ); // it may be there already
     }
@@ -126,7 +128,7 @@ final class MpaStartup implements SelectorPoller.Handler {
     void handOver() {
         ended();
         done = true;
-        poller.cancel(deadline);
+        Deadline.cancelIfSet(deadline);
         poller.forget(this);
         key.interestOps(0);
     }
@@ -138,7 +140,7 @@ final class MpaStartup implements SelectorPoller.Handler {
     void close(boolean reset) {
         ended();
         done = true;
-        poller.cancel(deadline);
+        Deadline.cancelIfSet(deadline);
         poller.deregister(this);
         try {
             if (reset && channel.isOpen()) {
@@ -239,7 +241,7 @@ final class MpaStartup implements SelectorPoller.Handler {
         if (headerIn && !in.hasRemaining()) {
             MpaStartupFrame frame = MpaStartupFrame.decode(in.flip(), awaiting);
             awaiting = null;
-            poller.cancel(deadline);
+            Deadline.cancelIfSet(deadline);
             deadline = null;
             interestChanged();
             onFrame.received(frame);

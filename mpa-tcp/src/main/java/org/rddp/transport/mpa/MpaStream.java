@@ -12,6 +12,7 @@ import org.rddp.error.TerminateCause;
 import org.rddp.llp.LlpParameters;
 import org.rddp.llp.LlpSink;
 import org.rddp.llp.LlpStream;
+import org.rddp.loop.Deadline;
 import org.rddp.mpa.MpaDeframer;
 import org.rddp.mpa.MpaFpdu;
 import org.rddp.mpa.MpaFramer;
@@ -109,12 +110,12 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
     /** {@link MpaOptions#closeTimeout} and {@link MpaOptions#fpduTimeout}, in nanoseconds. */
     private final long closeNanos;
     private final long fpduNanos;
-    private SelectorPoller.Deadline closeCheck;
-    private SelectorPoller.Deadline fpduCheck;
+    private Deadline closeCheck;
+    private Deadline fpduCheck;
     /** Octets read so far, and at the last look at a partial FPDU. Loop thread. */
     private long octetsRead;
     private long octetsReadAtFpduCheck;
-    private SelectorPoller.Deadline idleCheck;
+    private Deadline idleCheck;
     private long octetsAtIdleCheck = -1;
     private long writesAtIdleCheck = -1;
     /** Writes to the socket so far: how well FPDUs are held together shows here. */
@@ -253,7 +254,7 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
                 }
                 if (fpduCheck == null && !deframer.idle()) {
                     octetsReadAtFpduCheck = octetsRead;
-                    fpduCheck = poller.schedule(System.nanoTime() + fpduNanos, this::checkFpdu);
+                    fpduCheck = poller.loop().schedule(System.nanoTime() + fpduNanos, this::checkFpdu);
                 }
             }
             if (drained) {
@@ -508,7 +509,7 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
         closing = true;
         // RFC 5040 §5.4: closed gracefully, so that a Terminate before it arrives; but not held for ever by a peer
         // that never closes its side (RFC 5044 §8 leaves the stream to be torn down after an error)
-        closeCheck = poller.schedule(System.nanoTime() + closeNanos, () -> {
+        closeCheck = poller.loop().schedule(System.nanoTime() + closeNanos, () -> {
             closeCheck = null;
             lost("the peer did not close its side within " + java.time.Duration.ofNanos(closeNanos).toMillis()
                     + " ms of this side's close (MpaOptions.withCloseTimeout); the connection was reset");
@@ -557,7 +558,7 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
         }
         octetsAtIdleCheck = octetsMoved;
         writesAtIdleCheck = writes;
-        idleCheck = poller.schedule(System.nanoTime() + idleNanos, this::checkIdle);
+        idleCheck = poller.loop().schedule(System.nanoTime() + idleNanos, this::checkIdle);
     }
 
     /**
@@ -576,18 +577,18 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
             return;
         }
         octetsReadAtFpduCheck = octetsRead;
-        fpduCheck = poller.schedule(System.nanoTime() + fpduNanos, this::checkFpdu);
+        fpduCheck = poller.loop().schedule(System.nanoTime() + fpduNanos, this::checkFpdu);
     }
 
     /** Closes the socket (with a reset when {@code reset}), which takes it out of the selector. */
     private void shut(boolean reset) {
         if (idleCheck != null) {
-            poller.cancel(idleCheck);
+            Deadline.cancelIfSet(idleCheck);
             idleCheck = null;
         }
-        poller.cancel(closeCheck);
+        Deadline.cancelIfSet(closeCheck);
         closeCheck = null;
-        poller.cancel(fpduCheck);
+        Deadline.cancelIfSet(fpduCheck);
         fpduCheck = null;
         poller.deregister(this);
         release(); // nothing more is written: no payload's memory is read any longer

@@ -9,7 +9,6 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.util.Arrays;
 import java.util.Iterator;
-import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -49,7 +48,6 @@ final class SelectorPoller implements Poller {
     private static final int READ_CAPACITY = 1 << 19;
 
     private final Selector selector;
-    private final PriorityQueue<Deadline> deadlines = new PriorityQueue<>();
     private ByteBuffer readBuffer;
     private Handler[] handlers = new Handler[4];
     private int count;
@@ -77,6 +75,11 @@ final class SelectorPoller implements Poller {
     @Override
     public void ownedBy(Loop owner) {
         this.loop = owner;
+    }
+
+    /** The loop that owns it: its streams' deadlines are the loop's ({@link Loop#schedule}). */
+    Loop loop() {
+        return loop;
     }
 
     /** Runs {@code handler}; what it throws ends its channel's stream alone, and the loop hears of it. */
@@ -138,69 +141,6 @@ final class SelectorPoller implements Poller {
     }
 
     /**
-     * Runs {@code expiry} on the loop thread once {@code at} ({@link System#nanoTime()}) has passed, unless the
-     * returned deadline is cancelled first; an idle loop wakes for it. Loop thread.
-     */
-    Deadline schedule(long at, Runnable expiry) {
-        Deadline deadline = new Deadline(at, expiry);
-        deadlines.add(deadline);
-        return deadline;
-    }
-
-    /** {@code deadline} will not run (it may have already). Loop thread. */
-    void cancel(Deadline deadline) {
-        if (deadline != null && deadline.expiry != null) {
-            deadline.expiry = null;
-            deadlines.remove(deadline);
-        }
-    }
-
-    /** A time by which something must have happened: a connection's startup (RFC 5044 §7.1.2 rule 10). */
-    static final class Deadline implements Comparable<Deadline> {
-        private final long at;
-        private Runnable expiry;
-
-        private Deadline(long at, Runnable expiry) {
-            this.at = at;
-            this.expiry = expiry;
-        }
-
-        @Override
-        public int compareTo(Deadline other) {
-            return Long.compare(at - other.at, 0);
-        }
-    }
-
-    /** Runs the deadlines that have passed. */
-    private int expire() {
-        int work = 0;
-        long now = System.nanoTime();
-        for (Deadline next = deadlines.peek(); next != null && (next.expiry == null || next.at - now <= 0);
-                next = deadlines.peek()) {
-            deadlines.poll();
-            Runnable expiry = next.expiry;
-            if (expiry != null) {
-                next.expiry = null;
-                expire(expiry);
-                work++;
-            }
-        }
-        return work;
-    }
-
-    /** Runs one deadline's expiry; what it throws is reported, and the deadlines after it still run. */
-    @SuppressWarnings("checkstyle:IllegalCatch") // as in run()
-    private void expire(Runnable expiry) {
-        try {
-            expiry.run();
-        } catch (Throwable error) {
-            if (loop != null) {
-                loop.reportError(error);
-            }
-        }
-    }
-
-    /**
      * Stops running {@code handler}, whose channel is being closed: the next cycle lets the selector select, which
      * completes the close (NIO keeps a registered channel's socket open until then: no FIN, no reset). Loop thread.
      */
@@ -233,7 +173,7 @@ final class SelectorPoller implements Poller {
 
     @Override
     public int poll() {
-        int work = deadlines.isEmpty() ? 0 : expire();
+        int work = 0;
         if (cancelled && count <= DIRECT_LIMIT) {
             cancelled = false;
             work++;
@@ -280,11 +220,6 @@ final class SelectorPoller implements Poller {
 
     @Override
     public void await(long timeoutNanos) {
-        Deadline first = deadlines.peek();
-        if (first != null) {
-            long due = Math.max(0, first.at - System.nanoTime());
-            timeoutNanos = timeoutNanos < 0 ? due : Math.min(timeoutNanos, due);
-        }
         try {
             if (timeoutNanos < 0) {
                 selector.select();
