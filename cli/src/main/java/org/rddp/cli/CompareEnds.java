@@ -123,24 +123,12 @@ final class CompareEnds {
     }
 
     /**
-     * Connects a raw socket on {@code loop}, a manual loop of this thread's, which runs meanwhile: the handshake comes
-     * through it (the connect itself waits on a thread of its own).
+     * Connects a raw socket on {@code loop}, a manual loop of this thread's, which this thread drives meanwhile: the
+     * handshake runs on it.
      */
     static SctpSocket connect(SctpStack stack, Loop loop, InetSocketAddress local, InetSocketAddress server)
-            throws Exception {
-        CompletableFuture<SctpSocket> connected = new CompletableFuture<>();
-        Thread.ofVirtual().name("sctp-connect").start(() -> {
-            try {
-                connected.complete(stack.connect(loop, local, server, STREAMS, DdpSctp.ADAPTATION_INDICATION));
-            } catch (IOException | RuntimeException e) {
-                connected.completeExceptionally(e);
-            }
-        });
-        try {
-            return Driver.of(loop).await(connected, TIMEOUT);
-        } catch (ExecutionException e) {
-            throw e.getCause() instanceof Exception cause ? cause : e;
-        }
+            throws IOException {
+        return stack.connect(loop, local, server, STREAMS, DdpSctp.ADAPTATION_INDICATION, TIMEOUT);
     }
 
     /**

@@ -2,6 +2,8 @@ package org.rddp.interop.vm;
 
 import java.io.PrintWriter;
 import java.util.Arrays;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.junit.platform.engine.TestExecutionResult;
 import org.junit.platform.engine.discovery.DiscoverySelectors;
 import org.junit.platform.launcher.Launcher;
@@ -14,7 +16,7 @@ import org.junit.platform.launcher.listeners.SummaryGeneratingListener;
 import org.junit.platform.launcher.listeners.TestExecutionSummary;
 
 /**
- * Runs JUnit test classes inside the VM and says how it went: a line per test, the summary, then
+ * Runs JUnit test classes inside the VM and says how it went: a line per test with its time, the summary, then
  * {@code GUEST-RESULT succeeded=N failed=N aborted=N}; exits 0 only if tests ran and none failed or was aborted.
  * Arguments: the classes. Everything runs ~10x slower under emulation, so a test may take up to 10 minutes.
  */
@@ -29,12 +31,20 @@ public final class GuestMain {
                 .build();
         Launcher launcher = LauncherFactory.create();
         SummaryGeneratingListener summary = new SummaryGeneratingListener();
+        Map<String, Long> started = new ConcurrentHashMap<>();
         launcher.execute(request, summary, new TestExecutionListener() {
+            @Override
+            public void executionStarted(TestIdentifier test) {
+                started.put(test.getUniqueId(), System.nanoTime());
+            }
+
             @Override
             public void executionFinished(TestIdentifier test, TestExecutionResult result) {
                 if (test.isTest()) {
+                    long millis = (System.nanoTime() - started.getOrDefault(test.getUniqueId(), System.nanoTime()))
+                            / 1_000_000;
                     System.out.println(result.getStatus() + " " + test.getLegacyReportingName() + " "
-                            + test.getUniqueId().replaceAll(".*class:([^/]*)\\].*", "$1")
+                            + test.getUniqueId().replaceAll(".*class:([^/]*)\\].*", "$1") + " " + millis + " ms"
                             + result.getThrowable().map(e -> " -- " + e).orElse(""));
                     System.out.flush();
                 }

@@ -8,8 +8,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
@@ -19,6 +18,7 @@ import org.rddp.error.MpaError;
 import org.rddp.rdmap.TerminateHeader;
 import org.rddp.llp.LlpParameters;
 import org.rddp.llp.RtrType;
+import org.rddp.loop.Deadline;
 import org.rddp.loop.Loop;
 import org.rddp.loop.Progress;
 import org.rddp.rdmap.EnhancedConnectionData;
@@ -65,10 +65,6 @@ public final class SctpConnectionManager implements ConnectionManager {
     private final AtomicInteger nextLoop = new AtomicInteger();
     private final Map<Route, CompletableFuture<DdpAssociation>> outbound = new ConcurrentHashMap<>();
     private final Set<DdpAssociation> associations = ConcurrentHashMap.newKeySet();
-    /** Connect and accept block in native code: platform threads, while connects are under way (5 s after). */
-    private final ExecutorService blocking = new java.util.concurrent.ThreadPoolExecutor(0, Integer.MAX_VALUE, 5,
-            TimeUnit.SECONDS, new java.util.concurrent.SynchronousQueue<>(), Thread.ofPlatform().daemon(true)
-            .name("sctp-connect-", 0).factory());
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Set<SctpStack.Listening> listenings = ConcurrentHashMap.newKeySet();
     /** Octets the sessions of every association of this manager hold ahead of their turn (RFC 5043 §10). */
@@ -240,11 +236,23 @@ public final class SctpConnectionManager implements ConnectionManager {
         }
     }
 
+    /**
+     * Connects on one of the manager's loops: the association's handshake, the check of the peer's Adaptation Layer
+     * Indication and the session's Initiate all run there, none of it blocking, within {@code options.timeout()}, a
+     * deadline the loop keeps.
+     */
     @Override
     public CompletableFuture<Connection> connect(QueuePair qp, SocketAddress remote, ConnectOptions options) {
         CompletableFuture<Connection> result = new CompletableFuture<>();
-        connectVia(new Route(nextLoop(), (InetSocketAddress) remote), qp, options, result);
-        result.orTimeout(options.timeout().toMillis(), TimeUnit.MILLISECONDS);
+        Route route = new Route(nextLoop(), (InetSocketAddress) remote);
+        Loop loop = route.loop();
+        loop.execute(() -> {
+            Deadline late = loop.schedule(System.nanoTime() + options.timeout().toNanos(), () -> result
+                    .completeExceptionally(new TimeoutException("no connection to " + remote + " within "
+                            + options.timeout().toMillis() + " ms")));
+            result.whenComplete((connection, failure) -> loop.runNowOrLater(late::cancel));
+            connectVia(route, qp, options, result);
+        });
         return result;
     }
 
@@ -254,7 +262,7 @@ public final class SctpConnectionManager implements ConnectionManager {
      * queue pairs from then on go to the new one).
      */
     private void connectVia(Route route, QueuePair qp, ConnectOptions options, CompletableFuture<Connection> result) {
-        CompletableFuture<DdpAssociation> pending = associationTo(route);
+        CompletableFuture<DdpAssociation> pending = associationTo(route, options.timeout());
         pending.whenComplete((association, failure) -> {
             if (failure != null) {
                 result.completeExceptionally(failure instanceof java.util.concurrent.CompletionException
@@ -280,8 +288,13 @@ public final class SctpConnectionManager implements ConnectionManager {
         });
     }
 
+    /**
+     * The association to the route's peer: the one being made or made, or a new one. A new one's handshake and the
+     * check of the peer's Adaptation Layer Indication (RFC 5043 §5) must end within {@code timeout}, else it is
+     * abandoned. On the route's loop.
+     */
     @SuppressWarnings("checkstyle:IllegalCatch") // whatever the stack throws must fail the future, not vanish
-    private CompletableFuture<DdpAssociation> associationTo(Route route) {
+    private CompletableFuture<DdpAssociation> associationTo(Route route, java.time.Duration timeout) {
         CompletableFuture<DdpAssociation> existing = outbound.get(route);
         if (existing != null && !existing.isCompletedExceptionally()
                 && !(existing.isDone() && !existing.join().usable())) {
@@ -294,26 +307,49 @@ public final class SctpConnectionManager implements ConnectionManager {
             return created;
         }
         outbound.put(route, created);
-        blocking.execute(() -> { // usrsctp's connect blocks until the handshake, which the loop reads
-            try {
-                SctpSocket socket = stack.connect(route.loop(), new InetSocketAddress(localAddress, 0), route.remote(),
-                        limits.streams(), DdpSctp.ADAPTATION_INDICATION);
-                DdpAssociation association = newAssociation(socket, route.loop());
-                route.loop().execute(association::closeWhenIdle); // made for queue pairs: gone with the last one
-                association.start(null); // the peer may not open sessions towards an initiator
-                association.validated().orTimeout(10, TimeUnit.SECONDS).whenComplete((valid, failure) -> {
-                    if (failure != null) {
-                        outbound.remove(route, created);
-                        created.completeExceptionally(failure);
-                    } else {
-                        created.complete(valid);
-                    }
-                });
-            } catch (IOException | RuntimeException e) {
-                outbound.remove(route, created);
-                created.completeExceptionally(e);
+        Loop loop = route.loop();
+        DdpAssociation[] made = new DdpAssociation[1];
+        SctpStack.Connecting connecting;
+        try {
+            connecting = stack.connect(loop, new InetSocketAddress(localAddress, 0), route.remote(),
+                    limits.streams(), DdpSctp.ADAPTATION_INDICATION, (socket, failure) -> {
+                        if (socket == null) {
+                            outbound.remove(route, created);
+                            created.completeExceptionally(failure);
+                            return;
+                        }
+                        DdpAssociation association = newAssociation(socket, loop);
+                        made[0] = association;
+                        association.closeWhenIdle(); // made for queue pairs: gone with the last one
+                        association.start(null); // the peer may not open sessions towards an initiator
+                        association.validated().whenComplete((valid, invalid) -> {
+                            if (invalid != null) {
+                                outbound.remove(route, created);
+                                created.completeExceptionally(invalid);
+                            } else {
+                                created.complete(valid);
+                            }
+                        });
+                    });
+        } catch (IOException | RuntimeException e) {
+            outbound.remove(route, created);
+            created.completeExceptionally(e);
+            return created;
+        }
+        Deadline late = loop.schedule(System.nanoTime() + timeout.toNanos(), () -> {
+            if (created.isDone()) {
+                return;
             }
+            connecting.abandon();
+            if (made[0] != null) {
+                made[0].abort(); // up, but the peer never showed it speaks DDP (RFC 5043 §5)
+            }
+            outbound.remove(route, created);
+            created.completeExceptionally(new TimeoutException("no SCTP association with " + route.remote()
+                    + " within " + timeout.toMillis() + " ms (" + (made[0] == null ? "the handshake"
+                            : "the peer's Adaptation Layer Indication, RFC 5043 §5") + ")"));
         });
+        created.whenComplete((association, failure) -> loop.runNowOrLater(late::cancel));
         return created;
     }
 
@@ -407,7 +443,6 @@ public final class SctpConnectionManager implements ConnectionManager {
         for (DdpAssociation association : associations) {
             association.abort(); // a graceful shutdown would need the loops, which stop now
         }
-        blocking.shutdownNow();
         for (Loop loop : loops) {
             loop.close(); // runs the closes queued above first
         }

@@ -2,13 +2,15 @@ package org.rddp.transport.sctp;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import org.rddp.loop.Deadline;
 import org.rddp.loop.Loop;
 import org.rddp.loop.Poller;
 
 /**
  * An SCTP implementation the adaptation can run on: the kernel's, or a user-space one. Its sockets belong to a
  * {@link Loop} whose poller ({@link #newPoller()}) owns the descriptors their packets or readiness come through: a
- * socket's ready hook is run by that loop (or, for usrsctp, by whichever thread feeds usrsctp, its timer included).
+ * socket's ready hook is run by that loop (or, for usrsctp, by whichever loop is inside usrsctp: its own reading a
+ * packet, or another driving usrsctp's clock; the hook then only queues work for the socket's loop).
  */
 public interface SctpStack extends AutoCloseable {
 
@@ -25,17 +27,84 @@ public interface SctpStack extends AutoCloseable {
     Loop sharedLoop();
 
     /**
-     * Opens an association to {@code remote}, bound to {@code local}'s address only, with {@code streams} streams
-     * each way and the given Adaptation Layer Indication in the INIT, on {@code loop}. Blocks until established:
-     * not on {@code loop}'s own thread, which must run meanwhile (usrsctp's handshake comes through it).
+     * Starts an association to {@code remote}, bound to {@code local}'s address only, with {@code streams} streams
+     * each way and the given Adaptation Layer Indication in the INIT, on {@code loop}. On {@code loop}'s owner thread,
+     * and it never blocks: {@code done} runs there once, with the established socket or with why there is none. The
+     * stack sets no deadline of its own (the caller does, with {@link Loop#schedule}, and
+     * {@linkplain Connecting#abandon() abandons} what is late).
+     *
+     * @throws IOException the association could not even be started (no socket, no route); {@code done} never runs
      */
-    SctpSocket connect(Loop loop, InetSocketAddress local, InetSocketAddress remote, int streams, int adaptation)
-            throws IOException;
+    Connecting connect(Loop loop, InetSocketAddress local, InetSocketAddress remote, int streams, int adaptation,
+            Connected done) throws IOException;
 
-    /** {@link #connect(Loop, InetSocketAddress, InetSocketAddress, int, int)} on the {@link #sharedLoop()}. */
+    /**
+     * {@link #connect(Loop, InetSocketAddress, InetSocketAddress, int, int, Connected)} from another thread, waiting
+     * up to {@code timeout} for the handshake: for raw test peers and tools. The loop runs it (a manual loop is driven
+     * by this thread meanwhile, which must be its owner); not on the thread of a loop with a thread of its own, which
+     * could not run the handshake while it waits.
+     */
+    @SuppressWarnings("checkstyle:IllegalCatch") // whatever the stack throws must reach the waiting caller
+    default SctpSocket connect(Loop loop, InetSocketAddress local, InetSocketAddress remote, int streams,
+            int adaptation, java.time.Duration timeout) throws IOException {
+        if (loop.inLoop() && !loop.manual()) {
+            throw new IllegalStateException("the SCTP handshake comes through " + loop + ", which cannot run it while "
+                    + "its own thread waits for it: connect from another thread, or without waiting");
+        }
+        java.util.concurrent.CompletableFuture<SctpSocket> result = new java.util.concurrent.CompletableFuture<>();
+        loop.execute(() -> {
+            try {
+                Connecting connecting = connect(loop, local, remote, streams, adaptation, (socket, failure) -> {
+                    if (socket == null) {
+                        result.completeExceptionally(failure);
+                    } else if (!result.complete(socket)) {
+                        socket.close(); // whoever waited is gone
+                    }
+                });
+                Deadline late = loop.schedule(System.nanoTime() + timeout.toNanos(), () -> {
+                    connecting.abandon();
+                    result.completeExceptionally(new IOException("SCTP connect to " + remote + " timed out after "
+                            + timeout.toMillis() + " ms"));
+                });
+                result.whenComplete((socket, failure) -> loop.runNowOrLater(late::cancel));
+            } catch (IOException | RuntimeException e) {
+                result.completeExceptionally(e);
+            }
+        });
+        try {
+            return loop.join(result, timeout.plusSeconds(1));
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new IOException("SCTP connect to " + remote + " timed out after " + timeout.toMillis() + " ms", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException("interrupted while connecting to " + remote);
+        }
+    }
+
+    /**
+     * {@link #connect(Loop, InetSocketAddress, InetSocketAddress, int, int, java.time.Duration)} on the
+     * {@link #sharedLoop()}, waiting up to {@link #CONNECT_TIMEOUT}.
+     */
     default SctpSocket connect(InetSocketAddress local, InetSocketAddress remote, int streams, int adaptation)
             throws IOException {
-        return connect(sharedLoop(), local, remote, streams, adaptation);
+        return connect(sharedLoop(), local, remote, streams, adaptation, CONNECT_TIMEOUT);
+    }
+
+    /** How long a waiting {@link #connect(InetSocketAddress, InetSocketAddress, int, int)} waits for the handshake. */
+    java.time.Duration CONNECT_TIMEOUT = java.time.Duration.ofSeconds(60);
+
+    /** What a connect ends with: the socket, or null and why. On the loop. */
+    @FunctionalInterface
+    interface Connected {
+        void done(SctpSocket socket, IOException failure);
+    }
+
+    /** A connect under way. */
+    interface Connecting {
+        /** Gives up: the half-made association is closed and {@code done} never runs. Loop thread; idempotent. */
+        void abandon();
     }
 
     /**

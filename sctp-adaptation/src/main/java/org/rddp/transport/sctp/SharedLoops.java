@@ -7,7 +7,7 @@ import org.rddp.loop.Loop;
 
 /**
  * The loops, one per SCTP backend and process, that run the sockets nobody gave a loop of their own (raw sockets
- * of tests and interop checks, a connection manager's when it is made without {@link org.rddp.loop.Progress}). Each
+ * of tests and interop checks, and a tool's sockets that wait for their connect). Each
  * has a daemon thread of its own and lives as long as the process.
  */
 public final class SharedLoops {

@@ -98,8 +98,8 @@ final class RemoteSctpStack implements SctpStack {
     }
 
     @Override
-    public SctpSocket connect(org.rddp.loop.Loop loop, InetSocketAddress local, InetSocketAddress remote,
-            int streams, int adaptation) throws IOException {
+    public Connecting connect(org.rddp.loop.Loop loop, InetSocketAddress local, InetSocketAddress remote,
+            int streams, int adaptation, Connected done) throws IOException {
         throw new IOException("the remote stack only listens");
     }
 

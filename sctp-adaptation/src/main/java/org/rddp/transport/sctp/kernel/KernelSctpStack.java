@@ -35,7 +35,6 @@ import org.rddp.transport.sctp.SctpStack;
 public final class KernelSctpStack implements SctpStack {
     private static final int SEND_BUFFER = 2 << 20;
     private static final int RECEIVE_BUFFER = 4 << 20;
-    private static final int CONNECT_TIMEOUT_MILLIS = 60_000;
     private static final int EPROTONOSUPPORT = 93;
 
     private KernelSctpStack() {
@@ -97,11 +96,18 @@ public final class KernelSctpStack implements SctpStack {
         return SharedLoops.of("kernel-sctp-loop");
     }
 
+    /**
+     * A non-blocking connect whose completion the loop's epoll reports (the socket turns writable); the outcome is
+     * the socket's {@code SO_ERROR}. Loop thread.
+     */
     @Override
-    public SctpSocket connect(Loop loop, InetSocketAddress local, InetSocketAddress remote, int streams,
-            int adaptation) throws IOException {
+    public Connecting connect(Loop loop, InetSocketAddress local, InetSocketAddress remote, int streams,
+            int adaptation, Connected done) throws IOException {
+        if (!loop.inLoop()) {
+            throw new IllegalStateException("a connect starts on the loop it will live on, " + loop);
+        }
+        EpollPoller poller = (EpollPoller) loop.poller();
         int fd = open(streams, adaptation);
-        boolean done = false;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = Posix.captureState(arena);
             bind(fd, arena, state, new InetSocketAddress(local.getAddress(), local.getPort()));
@@ -110,43 +116,76 @@ public final class KernelSctpStack implements SctpStack {
             if (status != 0 && Posix.errno(state) != Posix.EINPROGRESS) {
                 throw new IOException("SCTP connect to " + remote + " failed: " + Posix.describeErrno(state));
             }
-            awaitConnected(fd, arena, state, remote);
-            KernelSctpSocket socket = KernelSctpSocket.of(fd, remote, (EpollPoller) loop.poller());
-            done = true;
-            return socket;
-        } catch (IOException e) {
+            return new PendingConnect(fd, remote, poller, done);
+        } catch (IOException | RuntimeException e) {
+            closeQuietly(fd);
             throw e;
         } catch (Throwable e) {
+            closeQuietly(fd);
             throw new IOException(e);
-        } finally {
-            if (!done) {
-                closeQuietly(fd);
-            }
         }
     }
 
-    /** Waits for the non-blocking connect to finish, then reports its outcome (SO_ERROR). */
-    private static void awaitConnected(int fd, Arena arena, MemorySegment state, InetSocketAddress remote)
-            throws Throwable {
-        MemorySegment pollfd = arena.allocate(8, 4);
-        pollfd.set(JAVA_INT, 0, fd);
-        pollfd.set(JAVA_SHORT, 4, Posix.POLLOUT);
-        long deadline = System.nanoTime() + CONNECT_TIMEOUT_MILLIS * 1_000_000L;
-        int ready;
-        do {
-            int left = (int) Math.max(0, (deadline - System.nanoTime()) / 1_000_000L);
-            ready = (int) Posix.POLL.invokeExact(state, pollfd, 1L, left);
-        } while (ready < 0 && Posix.errno(state) == Posix.EINTR);
-        if (ready == 0) {
-            throw new IOException("SCTP connect to " + remote + " timed out after " + CONNECT_TIMEOUT_MILLIS
-                    + " ms");
+    /** A connect waiting for the handshake: watched for writability by the loop's epoll. Loop thread. */
+    private static final class PendingConnect implements Connecting {
+        private final int fd;
+        private final InetSocketAddress remote;
+        private final EpollPoller poller;
+        private final Connected done;
+        private final int registration;
+        private boolean over;
+
+        PendingConnect(int fd, InetSocketAddress remote, EpollPoller poller, Connected done) throws IOException {
+            this.fd = fd;
+            this.remote = remote;
+            this.poller = poller;
+            this.done = done;
+            this.registration = poller.register(fd, Posix.EPOLLOUT, events -> finish());
         }
-        MemorySegment error = Posix.intValue(arena, 0);
-        MemorySegment length = Posix.intValue(arena, 4);
-        int status = (int) Posix.GETSOCKOPT.invokeExact(state, fd, Posix.SOL_SOCKET, Posix.SO_ERROR, error, length);
-        int errno = status != 0 ? Posix.errno(state) : error.get(JAVA_INT, 0);
-        if (errno != 0) {
-            throw new IOException("SCTP connect to " + remote + " failed: " + Posix.describe(errno));
+
+        /** The handshake ended one way or the other: SO_ERROR says which. */
+        private void finish() {
+            if (over) {
+                return;
+            }
+            over = true;
+            poller.deregister(registration, fd);
+            int errno;
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment state = Posix.captureState(arena);
+                MemorySegment error = Posix.intValue(arena, 0);
+                MemorySegment length = Posix.intValue(arena, 4);
+                int status = (int) Posix.GETSOCKOPT.invokeExact(state, fd, Posix.SOL_SOCKET, Posix.SO_ERROR, error,
+                        length);
+                errno = status != 0 ? Posix.errno(state) : error.get(JAVA_INT, 0);
+            } catch (Throwable e) {
+                closeQuietly(fd);
+                done.done(null, new IOException("SCTP connect to " + remote + " failed", e));
+                return;
+            }
+            if (errno != 0) {
+                closeQuietly(fd);
+                done.done(null, new IOException("SCTP connect to " + remote + " failed: " + Posix.describe(errno)));
+                return;
+            }
+            KernelSctpSocket socket;
+            try {
+                socket = KernelSctpSocket.of(fd, remote, poller);
+            } catch (IOException | RuntimeException e) {
+                closeQuietly(fd);
+                done.done(null, e instanceof IOException io ? io : new IOException(e));
+                return;
+            }
+            done.done(socket, null);
+        }
+
+        @Override
+        public void abandon() {
+            if (!over) {
+                over = true;
+                poller.deregister(registration, fd);
+                closeQuietly(fd);
+            }
         }
     }
 

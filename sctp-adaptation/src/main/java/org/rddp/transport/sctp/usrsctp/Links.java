@@ -20,8 +20,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
-import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import org.rddp.loop.Loop;
 import org.rddp.transport.sctp.Posix;
 import org.rddp.verbs.Counter;
 import org.rddp.verbs.Counters;
@@ -39,11 +39,18 @@ import org.rddp.verbs.Counters;
  * such a chain. {@code conn_output} gets the packet copied into one buffer, so nothing is dropped, and the path
  * MTU can be the interface's.
  *
- * <p>Threads: each endpoint belongs to one loop, whose epoll watches it and whose thread reads it and feeds usrsctp;
- * one timer thread drives usrsctp's clock every {@value #TICK_MILLIS} ms (what usrsctp's own timer thread does,
- * retransmissions included). Calls into usrsctp from these threads hold a read lock that {@link #finish} takes for
- * writing, so none is in flight when the stack stops. {@code conn_output} runs on the thread that called into
- * usrsctp (a loop's, or the timer's), and sends through the link's endpoint.
+ * <p>Threads: each endpoint belongs to one loop, whose epoll watches it and whose thread reads it and feeds usrsctp.
+ * usrsctp's clock ({@code usrsctp_handle_timers}: retransmissions, heartbeats, delayed SACKs) is driven by the loops
+ * that own endpoints, as a {@linkplain Loop#schedule deadline} every {@value #TICK_MILLIS} ms of each; whichever comes
+ * first claims the tick, so the clock runs while any such loop runs, and no thread of its own does. usrsctp is one
+ * stack for the whole process, so with several loops its calls still come from several threads, and two guards
+ * remain, both for usrsctp's sake: its timer path and its socket teardown race its input path (usrsctp issues 673
+ * and 676), so a tick, a close and a shutdown take {@link #LOCK} for writing while {@code conninput} and
+ * {@code register_address} take it for reading ({@code usrsctp_sendv} and {@code recvv} run under usrsctp's own
+ * socket locks and take none); and a tick's packets leave through endpoints of other loops, so an endpoint's send
+ * is guarded against its own loop's. {@link #finish} takes the write lock so that nothing is inside usrsctp when
+ * the stack stops. {@code conn_output} runs on the thread that called into usrsctp, and sends through the link's
+ * endpoint.
  */
 @SuppressWarnings({"checkstyle:IllegalCatch", "restricted"}) // invokeExact declares Throwable; upcall stub
 final class Links {
@@ -88,10 +95,15 @@ final class Links {
         /** The last {@link #look} found packets. Loop thread. */
         private boolean flowing;
 
-        Endpoint(InetAddress local, boolean udp) {
+        /** Opened for {@code loop}, which from then on drives usrsctp's clock too, while the endpoint is open. */
+        Endpoint(InetAddress local, boolean udp, Loop loop) {
             this.local = local;
             this.udp = udp;
+            loop.execute(() -> tickOn(loop, this));
         }
+
+        /** Whether it still carries packets. */
+        abstract boolean open();
 
         /**
          * Reads up to {@code most} packets from the socket and hands them to usrsctp, without blocking. Loop thread.
@@ -112,7 +124,10 @@ final class Links {
             return read;
         }
 
-        /** Sends one SCTP packet (common header and chunks) to the link's peer. Any thread. */
+        /**
+         * Sends one SCTP packet (common header and chunks) to the link's peer. On whichever loop's thread called into
+         * usrsctp: its own reading a packet, or another's driving usrsctp's clock ({@link #tick}).
+         */
         abstract void send(MemorySegment packet, Link link) throws IOException;
 
         /** The UDP port it is bound to; 0 for a raw IP socket. */
@@ -151,6 +166,10 @@ final class Links {
     private static final AtomicInteger LARGEST_PACKET = new AtomicInteger();
     private static final AtomicLong PACKETS_SENT = new AtomicLong();
     private static volatile boolean running;
+    private static final long TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(TICK_MILLIS);
+    /** When usrsctp's clock last advanced ({@link System#nanoTime}), up to the whole milliseconds it advanced by. */
+    private static final AtomicLong LAST_TICK = new AtomicLong(System.nanoTime());
+    private static final AtomicLong TICKS = new AtomicLong();
 
     static {
         MemorySegment stub = MemorySegment.NULL;
@@ -172,9 +191,9 @@ final class Links {
     }
 
     /**
-     * Starts usrsctp without threads of its own, and the timer thread. usrsctp's own messages (what it finds wrong
-     * with itself or a peer, and the reason before it aborts the process) go to standard error through libc's
-     * {@code warnx}, whose signature is the {@code printf}-like one usrsctp calls.
+     * Starts usrsctp without threads of its own; the loops that own endpoints drive its clock. usrsctp's own
+     * messages (what it finds wrong with itself or a peer, and the reason before it aborts the process) go to standard
+     * error through libc's {@code warnx}, whose signature is the {@code printf}-like one usrsctp calls.
      */
     static void start() throws IOException {
         MemorySegment warnx = Linker.nativeLinker().defaultLookup().find("warnx").orElse(MemorySegment.NULL);
@@ -185,31 +204,49 @@ final class Links {
             throw new IOException("usrsctp_init_nothreads failed", e);
         }
         running = true;
-        Thread.ofPlatform().daemon().name("usrsctp-timers").start(Links::tick);
+        LAST_TICK.set(System.nanoTime());
     }
 
-    private static void tick() {
-        long last = System.nanoTime();
-        while (running) {
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(TICK_MILLIS));
-            long now = System.nanoTime();
-            int elapsed = (int) TimeUnit.NANOSECONDS.toMillis(now - last);
-            if (elapsed == 0) {
-                continue;
-            }
-            last += TimeUnit.MILLISECONDS.toNanos(elapsed);
-            // alone in usrsctp: its timer emulation races its input path (usrsctp issues 673 and 676)
-            LOCK.writeLock().lock();
-            try {
-                if (running) {
-                    Usrsctp.HANDLE_TIMERS.invokeExact(elapsed);
-                }
-            } catch (Throwable e) {
-                // usrsctp reports nothing from its timers; the next tick tries again
-            } finally {
-                LOCK.writeLock().unlock();
-            }
+    /**
+     * Has {@code loop} look at usrsctp's clock every {@value #TICK_MILLIS} ms, while {@code endpoint} is open: a
+     * deadline of the loop's that sets the next. Loop thread.
+     */
+    static void tickOn(Loop loop, Endpoint endpoint) {
+        if (endpoint.open()) {
+            loop.schedule(System.nanoTime() + TICK_NANOS, () -> {
+                tick();
+                tickOn(loop, endpoint);
+            });
         }
+    }
+
+    /**
+     * Advances usrsctp's clock by the whole milliseconds since the last tick, if at least {@value #TICK_MILLIS} have
+     * passed and no other loop claimed them first. Alone in usrsctp: its timer emulation races its input path
+     * (usrsctp issues 673 and 676). A loop's thread.
+     */
+    static void tick() {
+        long last = LAST_TICK.get();
+        int elapsed = (int) TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - last);
+        if (elapsed < TICK_MILLIS || !LAST_TICK.compareAndSet(last, last + TimeUnit.MILLISECONDS.toNanos(elapsed))) {
+            return;
+        }
+        TICKS.incrementAndGet();
+        LOCK.writeLock().lock();
+        try {
+            if (running) {
+                Usrsctp.HANDLE_TIMERS.invokeExact(elapsed);
+            }
+        } catch (Throwable e) {
+            // usrsctp reports nothing from its timers; the next tick tries again
+        } finally {
+            LOCK.writeLock().unlock();
+        }
+    }
+
+    /** Ticks of usrsctp's clock so far, by every loop. */
+    static long ticks() {
+        return TICKS.get();
     }
 
     /**

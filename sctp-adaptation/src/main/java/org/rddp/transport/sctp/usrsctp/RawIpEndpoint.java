@@ -7,6 +7,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import org.rddp.loop.Loop;
 import org.rddp.transport.sctp.EpollPoller;
 import org.rddp.transport.sctp.Posix;
 
@@ -37,8 +38,9 @@ final class RawIpEndpoint extends Links.Endpoint {
     private final AtomicIntegerArray owned = new AtomicIntegerArray(1 << 16);
     private volatile boolean open = true;
 
-    private RawIpEndpoint(int fd, EpollPoller poller) throws IOException {
-        super(InetAddress.getByAddress(new byte[4]), false);
+    private RawIpEndpoint(int fd, Loop loop) throws IOException {
+        super(InetAddress.getByAddress(new byte[4]), false, loop);
+        EpollPoller poller = (EpollPoller) loop.poller();
         this.fd = fd;
         this.poller = poller;
         this.registration = poller.registerDirect(fd, Posix.EPOLLIN, events -> receive(PACKETS_PER_CYCLE),
@@ -46,8 +48,8 @@ final class RawIpEndpoint extends Links.Endpoint {
         poller.onClose(this::close);
     }
 
-    /** Opens the raw socket for {@code poller}'s loop; fails clearly without the privilege for it. */
-    static RawIpEndpoint open(EpollPoller poller, int socketBuffer) throws IOException {
+    /** Opens the raw socket for {@code loop}; fails clearly without the privilege for it. */
+    static RawIpEndpoint open(Loop loop, int socketBuffer) throws IOException {
         try (Arena setup = Arena.ofConfined()) {
             MemorySegment state = Posix.captureState(setup);
             int fd = (int) Posix.SOCKET.invokeExact(state, Posix.AF_INET,
@@ -61,7 +63,7 @@ final class RawIpEndpoint extends Links.Endpoint {
             }
             try {
                 Posix.socketBuffers(state, fd, socketBuffer);
-                return new RawIpEndpoint(fd, poller);
+                return new RawIpEndpoint(fd, loop);
             } catch (IOException | RuntimeException e) {
                 Posix.closeQuietly(fd);
                 throw e;
@@ -126,7 +128,7 @@ final class RawIpEndpoint extends Links.Endpoint {
 
     @Override
     void send(MemorySegment sctpPacket, Links.Link link) throws IOException {
-        synchronized (sendState) { // the loop's thread and the timer's
+        synchronized (sendState) { // its own loop, and another loop driving usrsctp's clock (Links.tick)
             if (!open) {
                 throw new IOException("the raw IP socket of this loop is closed");
             }
@@ -135,6 +137,11 @@ final class RawIpEndpoint extends Links.Endpoint {
     }
 
     /** Stops reading and closes the socket; on the loop thread (it closes with the loop). */
+    @Override
+    boolean open() {
+        return open;
+    }
+
     @Override
     public void close() {
         if (!open) {

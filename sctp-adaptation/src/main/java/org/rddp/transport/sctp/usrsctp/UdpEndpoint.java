@@ -44,7 +44,7 @@ final class UdpEndpoint extends Links.Endpoint {
 
     private UdpEndpoint(InetAddress local, int fd, int port, Loop loop,
             java.util.function.Consumer<UdpEndpoint> unused) throws IOException {
-        super(local, true);
+        super(local, true, loop);
         this.fd = fd;
         this.port = port;
         this.destination = local.isAnyLocalAddress() ? null : local;
@@ -170,12 +170,17 @@ final class UdpEndpoint extends Links.Endpoint {
 
     @Override
     void send(MemorySegment datagram, Links.Link link) throws IOException {
-        synchronized (sendState) { // the loop's thread and the timer's
+        synchronized (sendState) { // its own loop, and another loop driving usrsctp's clock (Links.tick)
             if (!open) {
                 throw new IOException("the UDP socket of this loop is closed");
             }
             Posix.sendTo(sendState, fd, datagram, link.sockaddr);
         }
+    }
+
+    @Override
+    boolean open() {
+        return open;
     }
 
     /** Stops reading and closes the socket; on the loop thread (it closes with the loop). */

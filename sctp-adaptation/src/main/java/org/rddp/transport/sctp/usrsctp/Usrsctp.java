@@ -46,6 +46,11 @@ final class Usrsctp {
     static final int SCTP_STATUS = 0x100;
     /** {@code struct sctp_status}: assoc id, state, rwnd, two counters, then the streams each way (usrsctp.h). */
     static final long STATUS_SIZE = 176;
+    /** sctp_status.sstat_state, and the states a connect passes through (usrsctp's sctp.h, as BSD's). */
+    static final long STATUS_STATE = 4;
+    static final int SCTP_COOKIE_WAIT = 0x0002;
+    static final int SCTP_COOKIE_ECHOED = 0x0004;
+    static final int SCTP_ESTABLISHED = 0x0008;
     static final long STATUS_UNACKDATA = 12;
     static final long STATUS_INSTRMS = 16;
     static final long STATUS_OUTSTRMS = 18;

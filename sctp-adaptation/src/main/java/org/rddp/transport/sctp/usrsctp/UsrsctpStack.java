@@ -240,7 +240,7 @@ public final class UsrsctpStack implements SctpStack {
         synchronized (UsrsctpStack.class) {
             Links.Endpoint endpoint = ENDPOINTS.get(key);
             if (endpoint == null) {
-                endpoint = RawIpEndpoint.open(poller, SOCKET_BUFFER);
+                endpoint = RawIpEndpoint.open(loop, SOCKET_BUFFER);
                 ENDPOINTS.put(key, endpoint);
                 poller.onClose(() -> ENDPOINTS.remove(key));
             }
@@ -334,18 +334,23 @@ public final class UsrsctpStack implements SctpStack {
         }
     }
 
+    /**
+     * A non-blocking {@code usrsctp_connect}: the INIT leaves through the loop's endpoint at once, and the socket's
+     * upcall, raised from inside usrsctp as the handshake ends either way, has the loop look at it. Loop thread.
+     */
     @Override
-    public SctpSocket connect(Loop loop, InetSocketAddress local, InetSocketAddress remote, int streams,
-            int adaptation) throws IOException {
-        if (loop.inLoop()) {
-            throw new IllegalStateException("usrsctp's connect waits for the handshake, which comes through " + loop
-                    + ": connect from another thread while that one runs the loop");
+    public Connecting connect(Loop loop, InetSocketAddress local, InetSocketAddress remote, int streams,
+            int adaptation, Connected done) throws IOException {
+        if (!loop.inLoop()) {
+            throw new IllegalStateException("a connect starts on the loop it will live on, " + loop);
         }
         RawIpEndpoint raw = encapsulated ? null : rawEndpoint(loop);
         Links.Endpoint endpoint = encapsulated ? udpEndpoint(loop, local.getAddress(), false) : raw;
-        boolean done = false;
         int port = 0;
         MemorySegment socket = MemorySegment.NULL;
+        Links.Link held = null;
+        PendingConnect pending = null;
+        boolean started = false;
         try (Arena arena = Arena.ofConfined()) {
             Links.Link link = encapsulated
                     ? Links.udpLink(new InetSocketAddress(remote.getAddress(), remoteUdpPort(remote)), endpoint)
@@ -359,26 +364,135 @@ public final class UsrsctpStack implements SctpStack {
             } else {
                 bind(socket, arena, state, link.handle, 0); // one address: the link's
             }
+            Links.hold(link); // released when the socket is freed, or the connect fails
+            held = link;
+            pending = new PendingConnect(loop, socket, remote, mtu, freeing(endpoint, port, link), done);
             int status = (int) Usrsctp.CONNECT.invokeExact(state, socket, Usrsctp.sockaddrConn(arena, link.handle,
                     remote.getPort()), (int) Usrsctp.SOCKADDR_CONN_SIZE);
-            if (status != 0) {
+            if (status != 0 && Usrsctp.errno(state) != Usrsctp.EINPROGRESS) {
                 throw new IOException("SCTP connect to " + remote + " failed, errno " + Usrsctp.errno(state));
             }
-            UsrsctpSocket connected = new UsrsctpSocket(socket, negotiatedStreams(socket, arena, state),
-                    maxMessage(mtu), remote, freeing(endpoint, port, link));
-            Links.hold(link); // released when the socket is freed
-            done = true;
-            return connected;
+            started = true;
+            return pending;
         } catch (IOException | RuntimeException e) {
             throw e;
         } catch (Throwable e) {
             throw new IOException(e);
         } finally {
-            if (!done) {
+            if (started) {
+                // the handshake is under way: the pending connect owns the socket now
+            } else if (pending != null) {
+                pending.abandon(); // closes the socket, gives back the link and the endpoint
+            } else {
                 if (!socket.equals(MemorySegment.NULL)) {
                     closeQuietly(socket);
                 }
-                freeing(endpoint, port, null).run();
+                freeing(endpoint, port, held).run();
+            }
+        }
+    }
+
+    /**
+     * A connect waiting for the handshake. Its upcall may come from whichever thread is inside usrsctp (the loop's,
+     * reading a packet, or one driving usrsctp's timers): it only queues a look on the loop. Loop thread otherwise.
+     */
+    private static final class PendingConnect implements Connecting {
+        private final Loop loop;
+        private final MemorySegment socket;
+        private final InetSocketAddress remote;
+        private final int mtu;
+        private final Runnable onFree;
+        private final Connected done;
+        private final int id;
+        private boolean over;
+
+        PendingConnect(Loop loop, MemorySegment socket, InetSocketAddress remote, int mtu, Runnable onFree,
+                Connected done) throws IOException {
+            this.loop = loop;
+            this.socket = socket;
+            this.remote = remote;
+            this.mtu = mtu;
+            this.onFree = onFree;
+            this.done = done;
+            this.id = Upcalls.register(() -> loop.execute(this::look));
+            try {
+                int status = (int) Usrsctp.SET_NON_BLOCKING.invokeExact(socket, 1);
+                int upcall = (int) Usrsctp.SET_UPCALL.invokeExact(socket, Upcalls.STUB, MemorySegment.ofAddress(id));
+                if (status != 0 || upcall != 0) {
+                    throw new IOException("could not make the connecting socket non-blocking");
+                }
+            } catch (IOException e) {
+                Upcalls.release(id);
+                throw e;
+            } catch (Throwable e) {
+                Upcalls.release(id);
+                throw new IOException(e);
+            }
+        }
+
+        /** Whether the handshake ended, and how: established, or the association gone (refused, aborted, lost). */
+        private void look() {
+            if (over) {
+                return;
+            }
+            int state;
+            int streams;
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment errno = Usrsctp.captureState(arena);
+                MemorySegment status = arena.allocate(Usrsctp.STATUS_SIZE, 8);
+                MemorySegment length = Usrsctp.intValue(arena, (int) Usrsctp.STATUS_SIZE);
+                int result = (int) Usrsctp.GETSOCKOPT.invokeExact(errno, socket, Usrsctp.IPPROTO_SCTP,
+                        Usrsctp.SCTP_STATUS, status, length);
+                if (result != 0) {
+                    fail(new IOException("SCTP connect to " + remote + " failed: the peer refused or aborted the "
+                            + "association, or never answered its INIT (errno " + Usrsctp.errno(errno) + ")"));
+                    return;
+                }
+                state = status.get(JAVA_INT, Usrsctp.STATUS_STATE);
+                streams = Math.min(Short.toUnsignedInt(status.get(JAVA_SHORT, Usrsctp.STATUS_INSTRMS)),
+                        Short.toUnsignedInt(status.get(JAVA_SHORT, Usrsctp.STATUS_OUTSTRMS)));
+            } catch (Throwable e) {
+                fail(new IOException("SCTP connect to " + remote + " failed", e));
+                return;
+            }
+            if (state == Usrsctp.SCTP_COOKIE_WAIT || state == Usrsctp.SCTP_COOKIE_ECHOED) {
+                return; // still shaking hands: the next upcall looks again
+            }
+            if (state != Usrsctp.SCTP_ESTABLISHED) {
+                fail(new IOException("SCTP connect to " + remote + " failed: the association is in state 0x"
+                        + Integer.toHexString(state) + ", not established"));
+                return;
+            }
+            if (streams < 1) {
+                fail(new IOException("the association has no stream in one direction (SCTP_STATUS)"));
+                return;
+            }
+            over = true;
+            Upcalls.release(id);
+            UsrsctpSocket connected;
+            try {
+                connected = new UsrsctpSocket(socket, streams, maxMessage(mtu), remote, onFree);
+            } catch (IOException | RuntimeException e) {
+                closeQuietly(socket);
+                onFree.run();
+                done.done(null, e instanceof IOException io ? io : new IOException(e));
+                return;
+            }
+            done.done(connected, null);
+        }
+
+        private void fail(IOException why) {
+            abandon();
+            done.done(null, why);
+        }
+
+        @Override
+        public void abandon() {
+            if (!over) {
+                over = true;
+                Upcalls.release(id);
+                closeQuietly(socket);
+                onFree.run();
             }
         }
     }

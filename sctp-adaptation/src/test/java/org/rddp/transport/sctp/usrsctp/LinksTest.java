@@ -29,10 +29,18 @@ class LinksTest {
 
     /** A local endpoint that keeps every packet sent through it. */
     private static final class Recorder extends Links.Endpoint {
+        /** The loop the recorders belong to: it drives usrsctp's clock, as every endpoint's loop does. */
+        private static final org.rddp.loop.Loop LOOP = org.rddp.loop.Loop.start("links-test",
+                org.rddp.loop.Poller.parking(), org.rddp.loop.IdleStrategy.BLOCKING);
         final List<byte[]> sent = new CopyOnWriteArrayList<>();
 
         Recorder(boolean udp) throws Exception {
-            super(InetAddress.getByAddress(new byte[4]), udp);
+            super(InetAddress.getByAddress(new byte[4]), udp, LOOP);
+        }
+
+        @Override
+        boolean open() {
+            return true;
         }
 
         @Override
@@ -201,6 +209,23 @@ class LinksTest {
             assertThat(Links.inUse()).isLessThan(4096);
             Links.release(held);
             Links.forget(stranger);
+        }
+    }
+
+    /** usrsctp's clock is driven by the loops that own endpoints: it advances with no thread of its own. */
+    @Test
+    @org.junit.jupiter.api.Timeout(value = 20, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+    void usrsctpsClockAdvancesOnTheLoopsWithNoThreadOfItsOwn() throws Exception {
+        try (Recorder recorder = new Recorder(true)) {
+            java.util.concurrent.CompletableFuture<Long> seen = new java.util.concurrent.CompletableFuture<>();
+            long before = Links.ticks();
+            Recorder.LOOP.execute(() -> Recorder.LOOP.schedule(System.nanoTime()
+                    + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(5 * Links.TICK_MILLIS),
+                    () -> seen.complete(Links.ticks())));
+            assertThat(seen.get(10, java.util.concurrent.TimeUnit.SECONDS)).as("ticks after five tick intervals")
+                    .isGreaterThan(before);
+            assertThat(Thread.getAllStackTraces().keySet()).extracting(Thread::getName)
+                    .doesNotContain("usrsctp-timers");
         }
     }
 }
