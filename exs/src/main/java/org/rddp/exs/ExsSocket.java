@@ -25,6 +25,7 @@ import org.rddp.verbs.Connection;
 import org.rddp.verbs.ConnectionRequest;
 import org.rddp.verbs.Listener;
 import org.rddp.verbs.QpEvent;
+import org.rddp.verbs.QpEventHandler;
 import org.rddp.verbs.QueuePair;
 import org.rddp.wire.PrivateData;
 
@@ -118,7 +119,7 @@ public final class ExsSocket {
             }
             options.put(option, value);
         } finally {
-            queue.lock.unlock();
+            queue.unlock();
         }
     }
 
@@ -128,7 +129,7 @@ public final class ExsSocket {
         try {
             return options.get(option);
         } finally {
-            queue.lock.unlock();
+            queue.unlock();
         }
     }
 
@@ -140,7 +141,7 @@ public final class ExsSocket {
             local = address;
             state = State.BOUND;
         } finally {
-            queue.lock.unlock();
+            queue.unlock();
         }
     }
 
@@ -163,11 +164,11 @@ public final class ExsSocket {
             this.backlog = backlog;
             state = State.LISTENING;
         } finally {
-            queue.lock.unlock();
+            queue.unlock();
         }
         Listener made = null;
         try {
-            made = exs.manager().listen(local, this::requested);
+            made = exs.manager().listen(local, request -> queue.underLock(() -> requested(request)));
         } finally {
             queue.lock.lock();
             try {
@@ -179,7 +180,7 @@ public final class ExsSocket {
                     listener = made;
                 }
             } finally {
-                queue.lock.unlock();
+                queue.unlock();
             }
         }
     }
@@ -195,7 +196,7 @@ public final class ExsSocket {
             accepts.add(context);
             acceptWaiting();
         } finally {
-            queue.lock.unlock();
+            queue.unlock();
         }
     }
 
@@ -214,15 +215,15 @@ public final class ExsSocket {
             peer = remote;
             connectContext = context;
             ExsHello own = hello();
-            connection = new ExsConnection(this, exs, queue, own.slots(), own.immediate(), this::event);
+            connection = new ExsConnection(this, exs, queue, own.slots(), own.immediate(), events());
             // peer-to-peer (RFC 6581): either side may send first, the accepting one too, which MPA's client-server
             // model forbids until the initiator has sent (a zero-length RDMA Write or Read as the RTR frees it)
             ConnectOptions connect = new ConnectOptions(own.encode(), true, own.slots(), own.slots(), true,
                     Set.of(RtrType.WRITE, RtrType.READ), CONNECT_TIMEOUT);
             exs.manager().connect(connection.qp, remote, connect)
-                    .whenComplete((made, failed) -> connected(made, failed, own));
+                    .whenComplete((made, failed) -> queue.underLock(() -> connected(made, failed, own)));
         } finally {
-            queue.lock.unlock();
+            queue.unlock();
         }
     }
 
@@ -269,7 +270,7 @@ public final class ExsSocket {
             requireState("send", State.CONNECTED);
             connection.send(new SendOp(memory, offset, length, remoteOffset, flags, context));
         } finally {
-            queue.lock.unlock();
+            queue.unlock();
         }
     }
 
@@ -294,7 +295,7 @@ public final class ExsSocket {
             connection.send(op);
             posted = true;
         } finally {
-            queue.lock.unlock();
+            queue.unlock();
             if (!posted) {
                 memory.deregister();
             }
@@ -332,7 +333,7 @@ public final class ExsSocket {
             requireState("recv", State.CONNECTED);
             connection.recv(new RecvOp(memory, offset, length, remoteOffset, flags, context));
         } finally {
-            queue.lock.unlock();
+            queue.unlock();
         }
     }
 
@@ -380,7 +381,7 @@ public final class ExsSocket {
                         + state.name().toLowerCase());
             }
         } finally {
-            queue.lock.unlock();
+            queue.unlock();
         }
     }
 
@@ -425,7 +426,7 @@ public final class ExsSocket {
         try {
             return state;
         } finally {
-            queue.lock.unlock();
+            queue.unlock();
         }
     }
 
@@ -435,7 +436,7 @@ public final class ExsSocket {
         try {
             return local;
         } finally {
-            queue.lock.unlock();
+            queue.unlock();
         }
     }
 
@@ -445,7 +446,7 @@ public final class ExsSocket {
         try {
             return peer;
         } finally {
-            queue.lock.unlock();
+            queue.unlock();
         }
     }
 
@@ -465,7 +466,7 @@ public final class ExsSocket {
         return new ExsHello(options.get(ExsOption.CREDITS), options.get(ExsOption.SMALL_PACKET_MAX_SIZE));
     }
 
-    /** The connect finished, on the transport's thread. */
+    /** The connect finished: from the transport's loop, under the queue's lock ({@link ExsQueue#underLock}). */
     private void connected(Connection made, Throwable failed, ExsHello own) {
         queue.lock.lock();
         try {
@@ -501,11 +502,11 @@ public final class ExsSocket {
             state = State.CONNECTED;
             queue.post(new ExsEvent(ExsEvent.Type.CONNECT, this, connectContext, 0, null));
         } finally {
-            queue.lock.unlock();
+            queue.unlock();
         }
     }
 
-    /** A connection request at the listener, on the transport's thread. */
+    /** A connection request at the listener: from the transport's loop, under the queue's lock. */
     private void requested(ConnectionRequest request) {
         queue.lock.lock();
         try {
@@ -516,7 +517,7 @@ public final class ExsSocket {
             requests.add(request);
             acceptWaiting();
         } finally {
-            queue.lock.unlock();
+            queue.unlock();
         }
     }
 
@@ -545,13 +546,14 @@ public final class ExsSocket {
                         + "connection came, but this socket's queue has no room for another; it was refused")));
                 continue;
             }
-            child.connection = new ExsConnection(child, exs, queue, agreed, own.immediate(), child::event);
+            child.connection = new ExsConnection(child, exs, queue, agreed, own.immediate(), child.events());
             request.accept(child.connection.qp, new AcceptOptions(own.encode(), agreed, agreed))
-                    .whenComplete((made, failed) -> child.accepted(made, failed, own, peerHello, context, this));
+                    .whenComplete((made, failed) -> queue.underLock(
+                            () -> child.accepted(made, failed, own, peerHello, context, this)));
         }
     }
 
-    /** The child's accept finished, on the transport's thread. */
+    /** The child's accept finished: from the transport's loop, under the queue's lock. */
     private void accepted(Connection made, Throwable failed, ExsHello own, ExsHello peerHello, Object context,
             ExsSocket listening) {
         queue.lock.lock();
@@ -571,13 +573,18 @@ public final class ExsSocket {
             state = State.CONNECTED;
             queue.post(new ExsEvent(ExsEvent.Type.ACCEPT, this, context, 0, null));
         } finally {
-            queue.lock.unlock();
+            queue.unlock();
         }
     }
 
     // ---- the end ----
 
-    /** A queue pair event, on the transport's thread. */
+    /** Its queue pair's events, as the transport's loop reports them: handed to the queue's lock, never waited for. */
+    private QpEventHandler events() {
+        return (from, event, terminate, detail) -> queue.underLock(() -> event(from, event, terminate, detail));
+    }
+
+    /** A queue pair event, under the queue's lock (see {@link #events()}). */
     private void event(QueuePair from, QpEvent event, TerminateHeader terminate, String detail) {
         if (event == QpEvent.ESTABLISHED) {
             return;
@@ -598,7 +605,7 @@ public final class ExsSocket {
                 ended(why, why);
             }
         } finally {
-            queue.lock.unlock();
+            queue.unlock();
         }
     }
 
