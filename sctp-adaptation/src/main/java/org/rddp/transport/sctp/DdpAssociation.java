@@ -174,6 +174,24 @@ final class DdpAssociation {
         socket.shutdown();
     }
 
+    /**
+     * Aborts the association unless the peer's Adaptation Layer Indication has come within {@code within} (RFC 5043
+     * §5.1: it comes with the handshake, so an association still without it is not one that speaks DDP). A deadline
+     * of the association's loop. Owner thread.
+     */
+    void requireValidationWithin(java.time.Duration within) {
+        if (validated.isDone()) {
+            return;
+        }
+        org.rddp.loop.Deadline late = loop.schedule(System.nanoTime() + within.toNanos(), () -> {
+            if (!validated.isDone() && !down) {
+                refuse("no Adaptation Layer Indication within " + within.toMillis() + " ms of the handshake: the "
+                        + "peer does not speak DDP (RFC 5043 §5.1)");
+            }
+        });
+        validated.whenComplete((valid, failure) -> loop.runNowOrLater(late::cancel));
+    }
+
     /** Completes when the peer indicated DDP (RFC 5043 §5.1); fails if it did not. */
     CompletableFuture<DdpAssociation> validated() {
         return validated;

@@ -72,7 +72,7 @@ public final class RawSctpPeer implements AutoCloseable {
     /** Connects through {@code stack} from {@code local} to {@code remote} with {@code adaptation} in the INIT. */
     public static RawSctpPeer connect(SctpStack stack, InetSocketAddress local, InetSocketAddress remote,
             int adaptation) throws IOException {
-        return connect(stack, local, remote, SctpConnectionManager.STREAMS, adaptation);
+        return connect(stack, local, remote, SctpLimits.STREAMS, adaptation);
     }
 
     /** As above, asking for {@code streams} streams each way. */
@@ -89,7 +89,7 @@ public final class RawSctpPeer implements AutoCloseable {
     /** Listens at {@code local} over usrsctp (UDP encapsulation); the future gets the first association. */
     public static CompletableFuture<RawSctpPeer> listen(InetSocketAddress local, int adaptation) throws IOException {
         SctpStack.Listening listening = org.rddp.transport.sctp.usrsctp.UsrsctpStack.udp().listen(local,
-                SctpConnectionManager.STREAMS, adaptation);
+                SctpLimits.STREAMS, adaptation);
         CompletableFuture<RawSctpPeer> accepted = new CompletableFuture<>();
         listening.start(socket -> accepted.complete(new RawSctpPeer(socket)));
         accepted.whenComplete((peer, failure) -> listening.close());
@@ -99,7 +99,7 @@ public final class RawSctpPeer implements AutoCloseable {
     /** Listens at {@code local} through {@code stack}; every association becomes a raw peer for {@code each}. */
     public static SctpStack.Listening serve(SctpStack stack, InetSocketAddress local, int adaptation,
             java.util.function.Consumer<RawSctpPeer> each) throws IOException {
-        return serve(stack, local, SctpConnectionManager.STREAMS, adaptation, each);
+        return serve(stack, local, SctpLimits.STREAMS, adaptation, each);
     }
 
     /** As above, granting at most {@code streams} streams each way to every association. */

@@ -49,13 +49,6 @@ import org.rddp.wire.PrivateData;
  * same peer on the same loop share an association.
  */
 public final class SctpConnectionManager implements ConnectionManager {
-    /**
-     * Streams asked for each way on every association by default ({@link SctpLimits#withStreams} asks for up to
-     * 65,535): the queue pairs it can carry (the peer may grant fewer). When every stream of an association to a peer
-     * is taken, the next queue pair gets an association of its own.
-     */
-    public static final int STREAMS = 1024;
-
     private final SctpStack stack;
     private final SctpLimits limits;
     private volatile String lastRefusal;
@@ -166,6 +159,7 @@ public final class SctpConnectionManager implements ConnectionManager {
             }
             DdpAssociation association = newAssociation(socket, listening.loop());
             association.start((session, initiate) -> onInitiate(association, session, initiate, handler));
+            association.requireValidationWithin(limits.setupTimeout());
         });
         return new Listener() {
             @Override

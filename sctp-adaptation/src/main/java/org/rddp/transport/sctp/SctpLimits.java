@@ -22,11 +22,23 @@ package org.rddp.transport.sctp;
  *                              unacknowledged beyond a lost chunk (4 MiB on either backend here), so the default
  *                              leaves room for a peer whose buffer is twice that; the process holds a quarter of
  *                              the heap's limit at most, whatever the managers allow
+ * @param setupTimeout          how long an accepted association has to show the peer's Adaptation Layer Indication
+ *                              (RFC 5043 §5.1, it comes with the handshake) before it is aborted: a stranger's
+ *                              association that never says it speaks DDP is not kept. A connect's own timeout
+ *                              ({@code ConnectOptions}) bounds the active side
  */
 public record SctpLimits(int associations, int pendingPerAssociation, long memory, int streams,
-        long heldPerAssociation) {
+        long heldPerAssociation, java.time.Duration setupTimeout) {
     /** The default {@link #heldPerAssociation}: 8 MiB. */
     public static final long HELD_PER_ASSOCIATION = 8L << 20;
+    /**
+     * Streams asked for each way on every association by default ({@link #withStreams} asks for up to 65,535): the
+     * queue pairs it can carry (the peer may grant fewer). When every stream of an association to a peer is taken,
+     * the next queue pair gets an association of its own.
+     */
+    public static final int STREAMS = 1024;
+    /** The default {@link #setupTimeout}: 10 s. */
+    public static final java.time.Duration SETUP_TIMEOUT = java.time.Duration.ofSeconds(10);
     /** The most streams an association has each way (a 16-bit count, RFC 9260 §3.3.2). */
     public static final int MAX_STREAMS = 65_535;
     /**
@@ -44,6 +56,9 @@ public record SctpLimits(int associations, int pendingPerAssociation, long memor
                     + pendingPerAssociation + " pending Initiates and " + memory + " octets, and no negative held "
                     + "octets (" + heldPerAssociation + ")");
         }
+        if (setupTimeout == null || setupTimeout.isNegative() || setupTimeout.isZero()) {
+            throw new IllegalArgumentException("a positive setup timeout, not " + setupTimeout);
+        }
         if (streams < 1 || streams > MAX_STREAMS) {
             throw new IllegalArgumentException("an association has 1 to " + MAX_STREAMS + " streams each way, not "
                     + streams);
@@ -52,36 +67,41 @@ public record SctpLimits(int associations, int pendingPerAssociation, long memor
 
     /**
      * The defaults: 4096 associations, 16 Initiates waiting for the ULP on each, no separate memory limit,
-     * {@link SctpConnectionManager#STREAMS} streams, {@link #HELD_PER_ASSOCIATION} octets held ahead of their turn
-     * per association.
+     * {@link #STREAMS} streams, {@link #HELD_PER_ASSOCIATION} octets held ahead of their turn per association, and
+     * {@link #SETUP_TIMEOUT} for an accepted association to show it speaks DDP.
      */
     public static SctpLimits defaults() {
-        return new SctpLimits(4096, 16, Long.MAX_VALUE, SctpConnectionManager.STREAMS, HELD_PER_ASSOCIATION);
+        return new SctpLimits(4096, 16, Long.MAX_VALUE, STREAMS, HELD_PER_ASSOCIATION, SETUP_TIMEOUT);
     }
 
     /** These limits with another number of associations. */
     public SctpLimits withAssociations(int count) {
-        return new SctpLimits(count, pendingPerAssociation, memory, streams, heldPerAssociation);
+        return new SctpLimits(count, pendingPerAssociation, memory, streams, heldPerAssociation, setupTimeout);
     }
 
     /** These limits with another number of Initiates that may wait for the ULP on one association. */
     public SctpLimits withPendingPerAssociation(int count) {
-        return new SctpLimits(associations, count, memory, streams, heldPerAssociation);
+        return new SctpLimits(associations, count, memory, streams, heldPerAssociation, setupTimeout);
     }
 
     /** These limits with another memory limit, in octets. */
     public SctpLimits withMemory(long octets) {
-        return new SctpLimits(associations, pendingPerAssociation, octets, streams, heldPerAssociation);
+        return new SctpLimits(associations, pendingPerAssociation, octets, streams, heldPerAssociation, setupTimeout);
     }
 
     /** These limits asking for {@code count} streams each way on every association (the peer may grant fewer). */
     public SctpLimits withStreams(int count) {
-        return new SctpLimits(associations, pendingPerAssociation, memory, count, heldPerAssociation);
+        return new SctpLimits(associations, pendingPerAssociation, memory, count, heldPerAssociation, setupTimeout);
     }
 
     /** These limits with another number of octets one association's sessions may hold ahead of their turn. */
     public SctpLimits withHeldPerAssociation(long octets) {
-        return new SctpLimits(associations, pendingPerAssociation, memory, streams, octets);
+        return new SctpLimits(associations, pendingPerAssociation, memory, streams, octets, setupTimeout);
+    }
+
+    /** These limits giving an accepted association {@code timeout} to show the peer's Adaptation Layer Indication. */
+    public SctpLimits withSetupTimeout(java.time.Duration timeout) {
+        return new SctpLimits(associations, pendingPerAssociation, memory, streams, heldPerAssociation, timeout);
     }
 
     /**

@@ -17,6 +17,8 @@ import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.rddp.loop.Loop;
 import org.rddp.sctp.DdpSctp;
 import org.rddp.transport.sctp.usrsctp.UsrsctpStack;
@@ -100,5 +102,43 @@ class SetupOnTheLoopTest {
         assertThatThrownBy(() -> stack.connect(stack.sharedLoop(), new InetSocketAddress(LOOPBACK, 0),
                 new InetSocketAddress(LOOPBACK, 9), 1, DdpSctp.ADAPTATION_INDICATION, (socket, failure) -> { }))
                 .as("a connect starts on its loop").isInstanceOf(IllegalStateException.class);
+    }
+
+    /**
+     * An accepted association whose peer never shows its Adaptation Layer Indication (RFC 5043 §5.1) is aborted at
+     * the setup deadline its loop keeps; one that showed it is kept past the same deadline.
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    @Timeout(value = 30, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void anAcceptedAssociationThatNeverShowsItSpeaksDdpIsAbortedAtTheSetupDeadline(boolean indicated) {
+        ScriptedSctpSocket socket = new ScriptedSctpSocket(8, 2_000);
+        java.util.List<String> down = new java.util.ArrayList<>();
+        try (Loop loop = Loop.manual("setup-deadline", org.rddp.loop.Poller.parking())) {
+            DdpAssociation association = new DdpAssociation(socket, loop, gone -> down.add("down"), ChunkTap.NONE,
+                    new AssociationBudget(SctpLimits.HELD_PER_ASSOCIATION, AssociationBudget.Shared.NONE));
+            association.start((session, initiate) -> { });
+            if (indicated) {
+                socket.arrive(SctpSocket.ReceivedMessage.ADAPTATION, DdpSctp.ADAPTATION_INDICATION);
+            }
+            association.requireValidationWithin(Duration.ofMillis(50));
+            boolean[] past = new boolean[1];
+            loop.schedule(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100), () -> past[0] = true);
+            while (!past[0]) {
+                loop.idle(-1); // the deadlines wake it: no limit of its own
+            }
+            if (indicated) {
+                assertThat(association.validated()).isCompleted();
+                assertThat(socket.aborted).isFalse();
+                assertThat(down).isEmpty();
+                association.lose("the test ended");
+            } else {
+                assertThat(association.validated()).isCompletedExceptionally();
+                assertThat(catchThrowable(() -> association.validated().join())).hasMessageContaining(
+                        "no Adaptation Layer Indication within 50 ms");
+                assertThat(socket.aborted).isTrue();
+                assertThat(down).containsExactly("down");
+            }
+        }
     }
 }
