@@ -3,13 +3,14 @@ package org.rddp.cli;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.concurrent.Callable;
 import org.rddp.verbs.Counters;
 import org.rddp.wire.MalformedFrameException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
-/** The {@code rddp} command. Without a subcommand it runs the main job. */
+/** The {@code rddp} command. Without a subcommand it runs the main job, with the options given. */
 @Command(name = "rddp", mixinStandardHelpOptions = true, version = "rddp 0.1.0",
         description = "RDMA (RFC 5040/5041) over SCTP (RFC 5043) and TCP/MPA (RFC 5044), with RFC 6581 setup.",
         subcommands = {CompareCommand.class, PingCommand.class, InteropCommand.class, ExsCommand.Bandwidth.class,
@@ -17,6 +18,9 @@ import picocli.CommandLine.Command;
 public final class Main implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
+
+    /** The options of {@code rddp} itself; any other option with no command before it is the main job's. */
+    private static final List<String> TOP_LEVEL = List.of("-h", "--help", "-V", "--version");
 
     private Main() {
     }
@@ -28,8 +32,17 @@ public final class Main implements Callable<Integer> {
         System.exit(status);
     }
 
-    /** Runs {@code rddp args}, printing to {@code out} and {@code err}; returns the exit status. */
+    /**
+     * Runs {@code rddp args}, printing to {@code out} and {@code err}; returns the exit status. Options with no
+     * command before them are the main job's: {@code rddp -o DIR} is {@code rddp compare -o DIR}.
+     */
     public static int run(String[] args, PrintStream out, PrintStream err) {
+        if (args.length > 0 && args[0].startsWith("-") && !TOP_LEVEL.contains(args[0])) {
+            String[] main = new String[args.length + 1];
+            main[0] = "compare";
+            System.arraycopy(args, 0, main, 1, args.length);
+            args = main;
+        }
         CommandLine line = new CommandLine(new Main());
         PerfCommand.all().forEach((name, command) -> {
             CommandLine sub = new CommandLine(command);
@@ -42,9 +55,28 @@ public final class Main implements Callable<Integer> {
             cmd.getErr().println("rddp: " + e.getMessage());
             return 1;
         });
+        // a server runs until a signal ends the process: its counters are printed on the way out too
+        java.util.concurrent.atomic.AtomicBoolean printed = new java.util.concurrent.atomic.AtomicBoolean();
+        Runnable printOnce = () -> {
+            if (printed.compareAndSet(false, true)) {
+                printCounters(line.getErr());
+                line.getErr().flush();
+            }
+        };
+        Thread onSignal = List.of(args).contains("--stats") ? Thread.ofPlatform().unstarted(printOnce) : null;
+        if (onSignal != null) {
+            Runtime.getRuntime().addShutdownHook(onSignal);
+        }
         int status = line.execute(args);
+        if (onSignal != null) {
+            try {
+                Runtime.getRuntime().removeShutdownHook(onSignal);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook prints them, or already did
+            }
+        }
         if (asked(line.getParseResult(), "--stats")) {
-            printCounters(line.getErr());
+            printOnce.run();
         }
         line.getOut().flush();
         line.getErr().flush();
