@@ -29,9 +29,7 @@ import org.rddp.verbs.WorkCompletion;
  * callers.
  *
  * <p>All the state of the queue's sockets is guarded by one lock, held briefly by the thread moving the protocol
- * and by callers of the sockets' methods. The transport's loops never wait for it: what they report (connection
- * requests, connects and accepts finished, queue pair events) runs under it at once if it is free, else it is
- * handed to the thread holding it, which runs it before it lets go ({@link #underLock}).
+ * and by callers of the sockets' methods; the transport's loop threads take it only to hand over connection events.
  */
 public final class ExsQueue implements AutoCloseable {
     /**
@@ -73,9 +71,6 @@ public final class ExsQueue implements AutoCloseable {
     private final int capacity;
     private int reserved;
     private volatile boolean closed;
-    /** What the transport's loops handed over while another thread held the lock, oldest first. */
-    private final java.util.concurrent.ConcurrentLinkedQueue<Runnable> handedOver =
-            new java.util.concurrent.ConcurrentLinkedQueue<>();
 
     ExsQueue(Exs exs, Driver driver, int capacity) {
         if (capacity < MIN_COMPLETIONS || capacity > MAX_COMPLETIONS) {
@@ -126,7 +121,7 @@ public final class ExsQueue implements AutoCloseable {
                     return taken;
                 }
             } finally {
-                unlock();
+                lock.unlock();
             }
         }
     }
@@ -148,7 +143,7 @@ public final class ExsQueue implements AutoCloseable {
                     return events.size();
                 }
             } finally {
-                unlock();
+                lock.unlock();
             }
         }
     }
@@ -175,7 +170,7 @@ public final class ExsQueue implements AutoCloseable {
             return true;
         }
         long wait = closeWait(left);
-        unlock();
+        lock.unlock();
         try {
             cq.awaitNotification(Duration.ofNanos(wait));
         } finally {
@@ -230,7 +225,7 @@ public final class ExsQueue implements AutoCloseable {
         try {
             eventsArrived.signalAll();
         } finally {
-            unlock();
+            lock.unlock();
         }
         if (thread != null) {
             thread.join();
@@ -261,7 +256,7 @@ public final class ExsQueue implements AutoCloseable {
             cq.requestNotification(false);
             return progress() > 0;
         } finally {
-            unlock();
+            lock.unlock();
         }
     }
 
@@ -330,7 +325,7 @@ public final class ExsQueue implements AutoCloseable {
             }
             return wait;
         } finally {
-            unlock();
+            lock.unlock();
         }
     }
 
@@ -407,51 +402,6 @@ public final class ExsQueue implements AutoCloseable {
                 complete(event);
             } else {
                 completeExceptionally(event.error());
-            }
-        }
-    }
-
-    /**
-     * Runs {@code task} under the lock without waiting for it: at once if the lock is free (or this thread holds it),
-     * else the thread holding it runs it before it lets go. For the transport's loops, which must never wait for an
-     * application thread. Tasks handed over run in the order they came. Any thread.
-     */
-    void underLock(Runnable task) {
-        if (lock.isHeldByCurrentThread()) {
-            task.run();
-            return;
-        }
-        handedOver.add(task);
-        if (lock.tryLock()) {
-            unlock(); // runs it, and whatever came before it
-        }
-    }
-
-    /** Tasks handed over and not run yet, for tests. */
-    int handedOver() {
-        return handedOver.size();
-    }
-
-    /**
-     * Lets go of the lock; the outermost hold first runs what loops handed over meanwhile, and looks again after
-     * letting go, so that nothing handed over in between waits for the next holder.
-     */
-    @SuppressWarnings("checkstyle:IllegalCatch") // one handed-over task's bug must not keep the others or the lock
-    void unlock() {
-        while (true) {
-            if (lock.getHoldCount() == 1) {
-                for (Runnable task = handedOver.poll(); task != null; task = handedOver.poll()) {
-                    try {
-                        task.run();
-                    } catch (RuntimeException e) {
-                        org.rddp.verbs.Counters.callbackFailed(e);
-                    }
-                }
-            }
-            boolean outermost = lock.getHoldCount() == 1;
-            lock.unlock();
-            if (!outermost || handedOver.isEmpty() || !lock.tryLock()) {
-                return;
             }
         }
     }

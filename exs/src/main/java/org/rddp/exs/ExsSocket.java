@@ -25,7 +25,6 @@ import org.rddp.verbs.Connection;
 import org.rddp.verbs.ConnectionRequest;
 import org.rddp.verbs.Listener;
 import org.rddp.verbs.QpEvent;
-import org.rddp.verbs.QpEventHandler;
 import org.rddp.verbs.QueuePair;
 import org.rddp.wire.PrivateData;
 
@@ -119,7 +118,7 @@ public final class ExsSocket {
             }
             options.put(option, value);
         } finally {
-            queue.unlock();
+            queue.lock.unlock();
         }
     }
 
@@ -129,7 +128,7 @@ public final class ExsSocket {
         try {
             return options.get(option);
         } finally {
-            queue.unlock();
+            queue.lock.unlock();
         }
     }
 
@@ -141,7 +140,7 @@ public final class ExsSocket {
             local = address;
             state = State.BOUND;
         } finally {
-            queue.unlock();
+            queue.lock.unlock();
         }
     }
 
@@ -164,11 +163,11 @@ public final class ExsSocket {
             this.backlog = backlog;
             state = State.LISTENING;
         } finally {
-            queue.unlock();
+            queue.lock.unlock();
         }
         Listener made = null;
         try {
-            made = exs.manager().listen(local, request -> queue.underLock(() -> requested(request)));
+            made = exs.manager().listen(local, this::requested);
         } finally {
             queue.lock.lock();
             try {
@@ -180,7 +179,7 @@ public final class ExsSocket {
                     listener = made;
                 }
             } finally {
-                queue.unlock();
+                queue.lock.unlock();
             }
         }
     }
@@ -196,7 +195,7 @@ public final class ExsSocket {
             accepts.add(context);
             acceptWaiting();
         } finally {
-            queue.unlock();
+            queue.lock.unlock();
         }
     }
 
@@ -215,15 +214,15 @@ public final class ExsSocket {
             peer = remote;
             connectContext = context;
             ExsHello own = hello();
-            connection = new ExsConnection(this, exs, queue, own.slots(), own.immediate(), events());
+            connection = new ExsConnection(this, exs, queue, own.slots(), own.immediate(), this::event);
             // peer-to-peer (RFC 6581): either side may send first, the accepting one too, which MPA's client-server
             // model forbids until the initiator has sent (a zero-length RDMA Write or Read as the RTR frees it)
             ConnectOptions connect = new ConnectOptions(own.encode(), true, own.slots(), own.slots(), true,
                     Set.of(RtrType.WRITE, RtrType.READ), CONNECT_TIMEOUT);
             exs.manager().connect(connection.qp, remote, connect)
-                    .whenComplete((made, failed) -> queue.underLock(() -> connected(made, failed, own)));
+                    .whenComplete((made, failed) -> connected(made, failed, own));
         } finally {
-            queue.unlock();
+            queue.lock.unlock();
         }
     }
 
@@ -270,7 +269,7 @@ public final class ExsSocket {
             requireState("send", State.CONNECTED);
             connection.send(new SendOp(memory, offset, length, remoteOffset, flags, context));
         } finally {
-            queue.unlock();
+            queue.lock.unlock();
         }
     }
 
@@ -295,7 +294,7 @@ public final class ExsSocket {
             connection.send(op);
             posted = true;
         } finally {
-            queue.unlock();
+            queue.lock.unlock();
             if (!posted) {
                 memory.deregister();
             }
@@ -333,7 +332,7 @@ public final class ExsSocket {
             requireState("recv", State.CONNECTED);
             connection.recv(new RecvOp(memory, offset, length, remoteOffset, flags, context));
         } finally {
-            queue.unlock();
+            queue.lock.unlock();
         }
     }
 
@@ -381,7 +380,7 @@ public final class ExsSocket {
                         + state.name().toLowerCase());
             }
         } finally {
-            queue.unlock();
+            queue.lock.unlock();
         }
     }
 
@@ -426,7 +425,7 @@ public final class ExsSocket {
         try {
             return state;
         } finally {
-            queue.unlock();
+            queue.lock.unlock();
         }
     }
 
@@ -436,7 +435,7 @@ public final class ExsSocket {
         try {
             return local;
         } finally {
-            queue.unlock();
+            queue.lock.unlock();
         }
     }
 
@@ -446,7 +445,7 @@ public final class ExsSocket {
         try {
             return peer;
         } finally {
-            queue.unlock();
+            queue.lock.unlock();
         }
     }
 
@@ -466,7 +465,7 @@ public final class ExsSocket {
         return new ExsHello(options.get(ExsOption.CREDITS), options.get(ExsOption.SMALL_PACKET_MAX_SIZE));
     }
 
-    /** The connect finished: from the transport's loop, under the queue's lock ({@link ExsQueue#underLock}). */
+    /** The connect finished, on the transport's thread. */
     private void connected(Connection made, Throwable failed, ExsHello own) {
         queue.lock.lock();
         try {
@@ -502,11 +501,11 @@ public final class ExsSocket {
             state = State.CONNECTED;
             queue.post(new ExsEvent(ExsEvent.Type.CONNECT, this, connectContext, 0, null));
         } finally {
-            queue.unlock();
+            queue.lock.unlock();
         }
     }
 
-    /** A connection request at the listener: from the transport's loop, under the queue's lock. */
+    /** A connection request at the listener, on the transport's thread. */
     private void requested(ConnectionRequest request) {
         queue.lock.lock();
         try {
@@ -517,7 +516,7 @@ public final class ExsSocket {
             requests.add(request);
             acceptWaiting();
         } finally {
-            queue.unlock();
+            queue.lock.unlock();
         }
     }
 
@@ -546,14 +545,13 @@ public final class ExsSocket {
                         + "connection came, but this socket's queue has no room for another; it was refused")));
                 continue;
             }
-            child.connection = new ExsConnection(child, exs, queue, agreed, own.immediate(), child.events());
+            child.connection = new ExsConnection(child, exs, queue, agreed, own.immediate(), child::event);
             request.accept(child.connection.qp, new AcceptOptions(own.encode(), agreed, agreed))
-                    .whenComplete((made, failed) -> queue.underLock(
-                            () -> child.accepted(made, failed, own, peerHello, context, this)));
+                    .whenComplete((made, failed) -> child.accepted(made, failed, own, peerHello, context, this));
         }
     }
 
-    /** The child's accept finished: from the transport's loop, under the queue's lock. */
+    /** The child's accept finished, on the transport's thread. */
     private void accepted(Connection made, Throwable failed, ExsHello own, ExsHello peerHello, Object context,
             ExsSocket listening) {
         queue.lock.lock();
@@ -573,18 +571,13 @@ public final class ExsSocket {
             state = State.CONNECTED;
             queue.post(new ExsEvent(ExsEvent.Type.ACCEPT, this, context, 0, null));
         } finally {
-            queue.unlock();
+            queue.lock.unlock();
         }
     }
 
     // ---- the end ----
 
-    /** Its queue pair's events, as the transport's loop reports them: handed to the queue's lock, never waited for. */
-    private QpEventHandler events() {
-        return (from, event, terminate, detail) -> queue.underLock(() -> event(from, event, terminate, detail));
-    }
-
-    /** A queue pair event, under the queue's lock (see {@link #events()}). */
+    /** A queue pair event, on the transport's thread. */
     private void event(QueuePair from, QpEvent event, TerminateHeader terminate, String detail) {
         if (event == QpEvent.ESTABLISHED) {
             return;
@@ -605,7 +598,7 @@ public final class ExsSocket {
                 ended(why, why);
             }
         } finally {
-            queue.unlock();
+            queue.lock.unlock();
         }
     }
 

@@ -530,37 +530,4 @@ abstract class ExsSuite {
         }
         return memory;
     }
-
-    /**
-     * The transport's loops never wait for an application thread: while this thread holds the server queue's lock,
-     * the client's connection is torn down, and the server's loop hands the event over and runs on (a command queued
-     * behind it runs); the CLOSE is reported once the lock is let go.
-     */
-    @Test
-    @org.junit.jupiter.api.Timeout(value = 60, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
-    void aLoopNeverWaitsForAThreadHoldingTheQueuesLock() throws Exception {
-        Ends ends = new Ends(transport);
-        java.util.List<org.rddp.loop.Loop> loops = ends.serverExs.manager().loops();
-        assertThat(loops).as("the server's loops, each with a thread of its own").isNotEmpty()
-                .noneMatch(org.rddp.loop.Loop::manual);
-        ends.serverQueue.lock.lock();
-        try {
-            ends.client.connection().abort(); // the server's queue pair hears of it on its loop
-            long deadline = System.nanoTime() + Ends.BOUND.toNanos();
-            while (ends.serverQueue.handedOver() == 0) {
-                assertThat(System.nanoTime() - deadline).as("the loop handed the event over").isNegative();
-                Thread.onSpinWait();
-            }
-            for (org.rddp.loop.Loop loop : loops) {
-                CompletableFuture<Void> ran = new CompletableFuture<>();
-                loop.execute(() -> ran.complete(null));
-                ran.get(Ends.BOUND.toMillis(), TimeUnit.MILLISECONDS); // it runs on while the lock is held
-            }
-            assertThat(ends.server.state()).as("nothing ran under the held lock").isEqualTo(ExsSocket.State.CONNECTED);
-        } finally {
-            ends.serverQueue.unlock();
-        }
-        assertThat(ends.next(ends.serverQueue, ExsEvent.Type.CLOSE)).isNotNull();
-        assertThat(ends.server.state()).isEqualTo(ExsSocket.State.CLOSED);
-    }
 }

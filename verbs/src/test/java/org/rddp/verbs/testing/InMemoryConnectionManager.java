@@ -91,11 +91,6 @@ public final class InMemoryConnectionManager implements ConnectionManager {
         return loop;
     }
 
-    @Override
-    public java.util.List<Loop> loops() {
-        return java.util.List.of(loop);
-    }
-
     /** The initiator's end of the last connection this manager initiated. */
     public InMemoryLlp lastInitiatorEnd() {
         return lastInitiatorEnd;
