@@ -108,6 +108,7 @@ public final class RdmapEngine implements LlpSink {
 
     @SuppressWarnings("checkstyle:IllegalCatch") // see failed()
     private void startOnLoop() {
+        assert onOwner();
         if (s.state == QpState.IDLE) {
             try {
                 transmitter.begin();
@@ -120,11 +121,24 @@ public final class RdmapEngine implements LlpSink {
 
     @SuppressWarnings("checkstyle:IllegalCatch") // see failed()
     private void drain() {
+        assert onOwner();
         try {
             transmitter.drain();
         } catch (Throwable e) {
             failed(e, sending());
         }
+    }
+
+    /**
+     * Whether the caller is the loop's owner thread, the only one engine code runs on: checked with {@code assert} at
+     * every entry point, so that tests (assertions on) catch a step off its loop, at no cost otherwise.
+     */
+    private boolean onOwner() {
+        if (!s.loop.inLoop()) {
+            throw new AssertionError("engine code on " + Thread.currentThread().getName() + ", not on its loop "
+                    + s.loop);
+        }
+        return true;
     }
 
     /** The send of this side's being transmitted, unless Read Responses (which go first) are. */
@@ -155,12 +169,14 @@ public final class RdmapEngine implements LlpSink {
 
     @Override
     public boolean placeTagged(DdpSegment header, int payloadLength, PlacementTarget target) {
+        assert onOwner();
         return receiver.placeTagged(header, payloadLength, target);
     }
 
     @Override
     @SuppressWarnings("checkstyle:IllegalCatch") // see failed()
     public void onSegment(MemorySegment buffer, long offset, int length, boolean payloadPlaced) {
+        assert onOwner();
         try {
             receiver.onSegment(buffer, offset, length, payloadPlaced);
         } catch (Throwable e) {
@@ -171,6 +187,7 @@ public final class RdmapEngine implements LlpSink {
     @Override
     @SuppressWarnings("checkstyle:IllegalCatch") // see failed()
     public void onWritable() {
+        assert onOwner();
         try {
             transmitter.onWritable();
         } catch (Throwable e) {
@@ -180,11 +197,13 @@ public final class RdmapEngine implements LlpSink {
 
     @Override
     public void onLlpError(TerminateCause cause, String detail) {
+        assert onOwner();
         termination.onLlpError(cause, detail);
     }
 
     @Override
     public void onClosed(boolean graceful, String reason) {
+        assert onOwner();
         termination.onClosed(graceful, reason);
     }
 }

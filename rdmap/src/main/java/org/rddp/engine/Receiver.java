@@ -328,6 +328,11 @@ final class Receiver {
         s.terminateSent = true; // never answer a Terminate with one (RFC 5040 §5.4)
         s.terminate = theirs;
         termination.setState(QpState.TERMINATE);
+        if (Termination.LOG.isLoggable(System.Logger.Level.DEBUG)) {
+            Termination.LOG.log(System.Logger.Level.DEBUG, "{0}: Terminate received ({1}){2}", s.llp,
+                    Termination.describe(theirs),
+                    detail == null ? "" : ": " + detail);
+        }
         s.queues.event(QpEvent.TERMINATE_RECEIVED, theirs, detail);
         termination.flushAll(culprit, culprit == null ? null : Termination.statusFor(theirs));
         s.llpClosing = true;

@@ -14,6 +14,8 @@ import org.rddp.rdmap.TerminateHeader;
  * to TERMINATE, ERROR or IDLE as the LLP closes. Runs on the engine's loop.
  */
 final class Termination {
+    /** Terminates sent and received, at DEBUG: quiet unless asked for ({@code org.rddp.engine}). */
+    static final System.Logger LOG = System.getLogger("org.rddp.engine");
     private final EngineState s;
     Transmitter transmitter;
     Receiver receiver;
@@ -60,10 +62,19 @@ final class Termination {
                 detail + " -> " + status);
     }
 
+    /** A Terminate's layer, EType and code, with what they mean, for messages. */
+    static String describe(TerminateHeader terminate) {
+        return terminate == null ? "none" : String.format("layer %d, EType 0x%x, code 0x%02x%s", terminate.layer(),
+                terminate.etype(), terminate.code(), terminate.cause().map(c -> ": " + c.description()).orElse(""));
+    }
+
     void sendTerminateFor(TerminateHeader message, SendWork culprit, WcStatus culpritStatus,
             String detail) {
         s.terminate = message;
         setState(QpState.TERMINATE);
+        if (LOG.isLoggable(System.Logger.Level.DEBUG)) {
+            LOG.log(System.Logger.Level.DEBUG, "{0}: Terminate sent ({1}): {2}", s.llp, describe(message), detail);
+        }
         s.queues.event(QpEvent.TERMINATE_SENT, message, detail);
         flushAll(culprit, culpritStatus);
         s.backPressured = false;

@@ -8,12 +8,13 @@ package org.rddp.loop;
  */
 @FunctionalInterface
 public interface ErrorHandler {
-    /** Prints the loop's name and the stack trace to standard error: the default. */
-    ErrorHandler PRINTING = (loop, error) -> {
-        System.err.println("rddp: loop " + loop.name() + " on thread " + Thread.currentThread().getName()
-                + " went on after: " + error);
-        error.printStackTrace();
-    };
+    /**
+     * Logs the loop's name and the throwable at ERROR through {@link System.Logger} ({@code org.rddp.loop}), which
+     * by default prints it and its stack trace on standard error: the default.
+     */
+    ErrorHandler LOGGING = (loop, error) -> System.getLogger("org.rddp.loop").log(System.Logger.Level.ERROR,
+            "rddp: loop " + loop.name() + " on thread " + Thread.currentThread().getName() + " went on after: "
+                    + error, error);
 
     /**
      * {@code error} reached {@code loop}: a stream it touched has been ended (a local catastrophic error, RFC 5040

@@ -80,7 +80,7 @@ public final class Loop implements Executor, AutoCloseable {
 
     /** A loop driven by a thread of its own, a daemon named {@code name}, idling as {@code idle} says. */
     public static Loop start(String name, Poller poller, IdleStrategy idle) {
-        return start(name, poller, idle, ErrorHandler.PRINTING);
+        return start(name, poller, idle, ErrorHandler.LOGGING);
     }
 
     /** As above, reporting what it survives to {@code errorHandler}. */
@@ -95,7 +95,7 @@ public final class Loop implements Executor, AutoCloseable {
      * any completion queue on this thread does ({@link #invokeOwned()}, {@link #idleOwned(long)}).
      */
     public static Loop manual(String name, Poller poller) {
-        return manual(name, poller, ErrorHandler.PRINTING);
+        return manual(name, poller, ErrorHandler.LOGGING);
     }
 
     /** As above, reporting what it survives to {@code errorHandler}. */

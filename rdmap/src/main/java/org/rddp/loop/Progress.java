@@ -26,22 +26,22 @@ public final class Progress {
 
     /** One loop with its own thread, blocking when idle: the default. */
     public static Progress automatic() {
-        return new Progress(1, IdleStrategy.BLOCKING, false, ErrorHandler.PRINTING);
+        return new Progress(1, IdleStrategy.BLOCKING, false, ErrorHandler.LOGGING);
     }
 
     /** {@code loops} loops, each with its own thread, idling as {@code idle} says. */
     public static Progress automatic(int loops, IdleStrategy idle) {
-        return new Progress(loops, idle, false, ErrorHandler.PRINTING);
+        return new Progress(loops, idle, false, ErrorHandler.LOGGING);
     }
 
     /** One loop driven by the thread that makes the manager: it polls its own sockets. */
     public static Progress manual() {
-        return new Progress(1, IdleStrategy.BLOCKING, true, ErrorHandler.PRINTING);
+        return new Progress(1, IdleStrategy.BLOCKING, true, ErrorHandler.LOGGING);
     }
 
     /**
      * The same progress, its loops reporting what they survive (a stream's failure, a bug) to {@code handler}
-     * instead of printing it ({@link ErrorHandler#PRINTING}).
+     * instead of logging it ({@link ErrorHandler#LOGGING}).
      */
     public Progress withErrorHandler(ErrorHandler handler) {
         return new Progress(loops, idle, manual, handler);

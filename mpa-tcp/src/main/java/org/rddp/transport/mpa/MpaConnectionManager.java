@@ -82,6 +82,8 @@ public final class MpaConnectionManager implements ConnectionManager {
     private final StartupAdmission admission;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final AtomicReference<Refusal> lastRefusal = new AtomicReference<>();
+    /** Connections set up and refused, at DEBUG ({@code org.rddp.transport.mpa}): quiet unless asked for. */
+    private static final System.Logger LOG = System.getLogger("org.rddp.transport.mpa");
     private volatile Consumer<Refusal> refusals = refusal -> { };
     private final Loop[] loops;
     private final java.util.concurrent.atomic.AtomicInteger nextLoop = new java.util.concurrent.atomic.AtomicInteger();
@@ -123,6 +125,11 @@ public final class MpaConnectionManager implements ConnectionManager {
         MpaStream stream = new MpaStream(channel, (SelectorPoller) loop.poller(), parameters, mulpdu, markersOut,
                 markersIn, crc, mpa, streams::remove);
         streams.put(stream, loop);
+        if (LOG.isLoggable(System.Logger.Level.DEBUG)) {
+            LOG.log(System.Logger.Level.DEBUG, "{0}: connection with {1} in Full Operation (markers {2}/{3}, CRC {4}, "
+                    + "IRD {5}, ORD {6})", stream, channel.socket().getRemoteSocketAddress(), markersOut ? "out" : "-",
+                    markersIn ? "in" : "-", crc ? "on" : "off", parameters.ird(), parameters.ord());
+        }
         qp.attach(stream, loop);
     }
 
@@ -417,6 +424,8 @@ public final class MpaConnectionManager implements ConnectionManager {
                 && malformed.status() != DecodeStatus.MPA_BAD_KEY
                 && malformed.status() != DecodeStatus.MPA_FRAME_TRUNCATED);
         lastRefusal.set(refusal);
+        LOG.log(System.Logger.Level.DEBUG, "a connection from {0} was refused before the ULP heard of it: {1}", peer,
+                refusal);
         refusals.accept(refusal);
     }
 

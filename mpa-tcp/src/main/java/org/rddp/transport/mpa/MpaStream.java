@@ -166,6 +166,7 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
     /** Starts reading: the socket joins the loop's selector. Loop thread. */
     @Override
     public void start(LlpSink newSink) {
+        assert poller.loop() == null || poller.loop().inLoop() : "LLP stream called off its loop";
         this.sink = newSink;
         try {
             key = poller.register(channel, interest(), this);
@@ -313,6 +314,7 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
     @SuppressWarnings("checkstyle:IllegalCatch") // whatever the copy from the payload's memory throws is rethrown
     public int send(MemorySegment header, long headerOffset, int headerLength, MemorySegment payload,
             long payloadOffset, int payloadLength) {
+        assert poller.loop() == null || poller.loop().inLoop() : "LLP stream called off its loop";
         if (down || closing) {
             return CLOSED;
         }
@@ -503,6 +505,7 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
 
     @Override
     public void close() {
+        assert poller.loop() == null || poller.loop().inLoop() : "LLP stream called off its loop";
         if (down || closing) {
             return;
         }
@@ -532,6 +535,7 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
     /** Resets the connection; the sink hears that it was lost. Loop thread. */
     @Override
     public void abort() {
+        assert poller.loop() == null || poller.loop().inLoop() : "LLP stream called off its loop";
         if (!down) {
             down = true;
             shut(true);

@@ -125,8 +125,16 @@ final class DdpAssociation {
         return name;
     }
 
+    /**
+     * Associations made, refused and lost, at DEBUG, and the sessions' setup ({@code org.rddp.transport.sctp}):
+     * quiet unless asked for.
+     */
+    static final System.Logger LOG = System.getLogger("org.rddp.transport.sctp");
+
     /** Starts reading; completes {@link #validated()} once the peer's Adaptation Layer Indication is checked. */
     void start(Listener newListener) {
+        LOG.log(System.Logger.Level.DEBUG, "{0}: association with {1} up, {2} streams each way ({3})", name,
+                socket.remoteAddress(), socket.streams(), newListener == null ? "connected" : "accepted");
         this.listener = newListener;
         socket.onReady(this::ready);
     }
@@ -400,6 +408,8 @@ final class DdpAssociation {
             return;
         }
         down = true;
+        LOG.log(System.Logger.Level.DEBUG, "{0}: association with {1} down: {2}", name, socket.remoteAddress(),
+                reason);
         heldLength = 0; // nothing more goes out
         validated.completeExceptionally(new IOException(reason));
         for (int i = 0; i < made.size(); i++) { // by index: what a session's end sets off may make another
@@ -640,6 +650,7 @@ final class DdpAssociation {
 
         @Override
         public void start(LlpSink newSink) {
+            assert loop.inLoop() : "LLP stream called off its loop";
             sink = newSink; // on the loop, before the next chunk is dispatched
             started();
             window.deliverHeld(process); // segments that overtook the Accept, held until the engine started
@@ -657,6 +668,7 @@ final class DdpAssociation {
         @Override
         public int send(MemorySegment header, long headerOffset, int headerLength, MemorySegment payload,
                 long payloadOffset, int payloadLength) {
+            assert loop.inLoop() : "LLP stream called off its loop";
             if (down || !machine.sending()) {
                 return CLOSED; // after the Session Terminate nothing more goes out (RFC 5043 §6.2)
             }
@@ -706,11 +718,13 @@ final class DdpAssociation {
         /** The engine closes: a Session Terminate follows the last segment (RFC 5043 §6.2). */
         @Override
         public void close() {
+            assert loop.inLoop() : "LLP stream called off its loop";
             machine.close();
         }
 
         @Override
         public void abort() {
+            assert loop.inLoop() : "LLP stream called off its loop";
             if (machine.state() != SessionStateMachine.State.DRAINING) {
                 machine.abort();
                 draining();

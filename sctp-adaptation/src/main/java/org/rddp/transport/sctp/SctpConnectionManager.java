@@ -152,8 +152,7 @@ public final class SctpConnectionManager implements ConnectionManager {
         listening.start(socket -> {
             String full = overLimit();
             if (full != null) {
-                Counters.increment(Counter.CONNECTIONS_REFUSED);
-                lastRefusal = "an association from " + socket.remoteAddress() + " was aborted: " + full;
+                refused("an association from " + socket.remoteAddress() + " was aborted: " + full);
                 socket.abort();
                 return;
             }
@@ -201,6 +200,13 @@ public final class SctpConnectionManager implements ConnectionManager {
                 + " each: SctpLimits)";
     }
 
+    /** A refusal before the ULP heard of it: counted, kept as the last one, logged at DEBUG. */
+    private void refused(String why) {
+        Counters.increment(Counter.CONNECTIONS_REFUSED);
+        lastRefusal = why;
+        DdpAssociation.LOG.log(System.Logger.Level.DEBUG, why);
+    }
+
     /** Why the last association or Initiate was refused before it reached the ULP, or null. */
     public String lastRefusal() {
         return lastRefusal;
@@ -210,9 +216,8 @@ public final class SctpConnectionManager implements ConnectionManager {
     private void onInitiate(DdpAssociation association, DdpAssociation.Session session, SessionControl initiate,
             Consumer<ConnectionRequest> handler) {
         if (association.pendingUlp() > limits.pendingPerAssociation()) {
-            lastRefusal = "an Initiate on " + session + " got a Session Terminate: "
-                    + limits.pendingPerAssociation() + " Initiates wait for the ULP on its association (SctpLimits)";
-            Counters.increment(Counter.CONNECTIONS_REFUSED);
+            refused("an Initiate on " + session + " got a Session Terminate: " + limits.pendingPerAssociation()
+                    + " Initiates wait for the ULP on its association (SctpLimits)");
             session.answer(new SessionControl.Terminate()); // too many wait for the ULP: non-ULP reject (§5.2.3)
             return;
         }
@@ -223,9 +228,7 @@ public final class SctpConnectionManager implements ConnectionManager {
         } catch (RuntimeException e) {
             Counters.callbackFailed(e);
             if (request.refuseUnanswered()) {
-                lastRefusal = "an Initiate on " + session + " got a Session Terminate: the listener's handler threw "
-                        + e;
-                Counters.increment(Counter.CONNECTIONS_REFUSED);
+                refused("an Initiate on " + session + " got a Session Terminate: the listener's handler threw " + e);
             }
         }
     }

@@ -164,6 +164,12 @@ class ManyQueuePairsTest {
                 }
                 assertThat(client.associationCount()).as("1,024 streams on the first association, then a second")
                         .isEqualTo(2);
+                java.util.Set<Thread> threads = Thread.getAllStackTraces().keySet();
+                System.out.printf("%d queue pairs connected over SCTP: %d threads in this process, %d of them SCTP "
+                        + "loops%n", pairs, threads.size(), threads.stream()
+                        .filter(t -> t.getName().startsWith("sctp-loop")).count());
+                assertThat(threads).extracting(Thread::getName).as("connects and timeouts run on the loops")
+                        .noneMatch(name -> name.startsWith("sctp-connect") || name.equals("usrsctp-timers"));
 
                 Random random = new Random(7);
                 long[] checksums = new long[2 * pairs];

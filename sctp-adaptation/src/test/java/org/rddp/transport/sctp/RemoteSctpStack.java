@@ -137,7 +137,9 @@ final class RemoteSctpStack implements SctpStack {
 
             @Override
             public void start(Consumer<SctpSocket> onAssociation) {
-                listeners.put(port, onAssociation);
+                // on the listener's loop, as every stack hands over its associations; what arrives for the socket
+                // meanwhile waits in it (its ready hook runs once the association starts)
+                listeners.put(port, socket -> loop.execute(() -> onAssociation.accept(socket)));
             }
 
             @Override

@@ -114,7 +114,8 @@ class SetupOnTheLoopTest {
     void anAcceptedAssociationThatNeverShowsItSpeaksDdpIsAbortedAtTheSetupDeadline(boolean indicated) {
         ScriptedSctpSocket socket = new ScriptedSctpSocket(8, 2_000);
         java.util.List<String> down = new java.util.ArrayList<>();
-        try (Loop loop = Loop.manual("setup-deadline", org.rddp.loop.Poller.parking())) {
+        try (org.rddp.verbs.testing.LogCapture log = org.rddp.verbs.testing.LogCapture.of("org.rddp.transport.sctp");
+                Loop loop = Loop.manual("setup-deadline", org.rddp.loop.Poller.parking())) {
             DdpAssociation association = new DdpAssociation(socket, loop, gone -> down.add("down"), ChunkTap.NONE,
                     new AssociationBudget(SctpLimits.HELD_PER_ASSOCIATION, AssociationBudget.Shared.NONE));
             association.start((session, initiate) -> { });
@@ -138,6 +139,8 @@ class SetupOnTheLoopTest {
                         "no Adaptation Layer Indication within 50 ms");
                 assertThat(socket.aborted).isTrue();
                 assertThat(down).containsExactly("down");
+                assertThat(log.lines()).as("logged at DEBUG").anySatisfy(line -> assertThat(line).startsWith("FINE")
+                        .contains("down: no Adaptation Layer Indication within 50 ms"));
             }
         }
     }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
+import java.util.List;
 import java.util.EnumSet;
 import java.util.function.Function;
 import java.util.stream.Stream;
@@ -441,5 +442,22 @@ class TerminateCausesTest {
         MemorySegment.ofArray(segment).set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED.withOrder(
                 java.nio.ByteOrder.BIG_ENDIAN), DdpSegment.MO_OFFSET, mo);
         return segment;
+    }
+
+    /** Terminates sent and received are logged at DEBUG ({@code org.rddp.engine}), each with its cause. */
+    @Test
+    void terminatesSentAndReceivedAreLoggedAtDebug() throws Exception {
+        List<String> logged;
+        try (LogCapture log = LogCapture.of("org.rddp.engine"); Peers peers = new Peers(transport, 8)) {
+            peers.responder.postReceive(peers.responder.region(4096, Access.LOCAL_WRITE), 0, 64, 1);
+            peers.connect(1, 1);
+            transport.initiator().lastInitiatorEnd().inject(untagged(0x40, SEND, 0, 0, 1, 0, 8));
+            peers.responder.await(QpEvent.TERMINATE_SENT);
+            peers.initiator.await(QpEvent.TERMINATE_RECEIVED);
+            logged = log.lines();
+        }
+        assertThat(logged).anySatisfy(line -> assertThat(line).startsWith("FINE ").contains("Terminate sent")
+                .contains(DdpError.UNTAGGED_INVALID_VERSION.description()));
+        assertThat(logged).anySatisfy(line -> assertThat(line).contains("Terminate received"));
     }
 }
