@@ -9,7 +9,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.Locale;
 import org.rddp.mpa.MpaStartupFrame;
-import org.rddp.transport.mpa.RawMpaPeer;
+import org.rddp.transport.mpa.raw.RawMpaPeer;
 import org.rddp.wire.MalformedFrameException;
 
 /**

@@ -16,7 +16,7 @@ import org.rddp.mpa.MpaFramer;
 import org.rddp.mpa.MpaStartupFrame;
 import org.rddp.rdmap.EnhancedConnectionData;
 import org.rddp.rdmap.RdmapOpcode;
-import org.rddp.transport.mpa.RawMpaPeer;
+import org.rddp.transport.mpa.raw.RawMpaPeer;
 import org.rddp.wire.PrivateData;
 
 /**

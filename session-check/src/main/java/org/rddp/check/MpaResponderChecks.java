@@ -17,7 +17,7 @@ import org.rddp.rdmap.EnhancedConnectionData;
 import org.rddp.rdmap.IrdOrdNegotiation;
 import org.rddp.rdmap.RdmapOpcode;
 import org.rddp.rdmap.ReadRequestHeader;
-import org.rddp.transport.mpa.RawMpaPeer;
+import org.rddp.transport.mpa.raw.RawMpaPeer;
 import org.rddp.wire.PrivateData;
 
 /**

@@ -10,7 +10,7 @@ import java.util.Map;
 import org.rddp.sctp.DdpSctp;
 import org.rddp.sctp.FunctionCode;
 import org.rddp.sctp.SessionControl;
-import org.rddp.transport.sctp.RawSctpPeer;
+import org.rddp.transport.sctp.raw.RawSctpPeer;
 import org.rddp.wire.MalformedFrameException;
 
 /**

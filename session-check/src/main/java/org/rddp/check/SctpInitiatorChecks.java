@@ -11,7 +11,7 @@ import org.rddp.sctp.DdpSctp;
 import org.rddp.sctp.FunctionCode;
 import org.rddp.sctp.SessionControl;
 import org.rddp.sctp.SessionControlChunk;
-import org.rddp.transport.sctp.RawSctpPeer;
+import org.rddp.transport.sctp.raw.RawSctpPeer;
 import org.rddp.transport.sctp.SctpStack;
 import org.rddp.wire.PrivateData;
 

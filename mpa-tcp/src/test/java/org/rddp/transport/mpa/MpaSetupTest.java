@@ -64,6 +64,7 @@ import org.rddp.verbs.WcOpcode;
 import org.rddp.verbs.WorkCompletion;
 import org.rddp.wire.PrivateData;
 import org.rddp.wire.Wire;
+import org.rddp.transport.mpa.raw.RawMpaPeer;
 
 /**
  * The connection-setup matrix of TCP/MPA (RFC 5044 §7, RFC 6581): revision 1 and 2 on either side, IRD/ORD and

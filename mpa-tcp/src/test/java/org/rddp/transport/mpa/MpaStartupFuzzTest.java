@@ -31,6 +31,7 @@ import org.rddp.verbs.QpAttributes;
 import org.rddp.verbs.QueuePair;
 import org.rddp.verbs.RdmaDevice;
 import org.rddp.wire.PrivateData;
+import org.rddp.transport.mpa.raw.RawMpaPeer;
 
 /**
  * Coverage-guided fuzzing of MPA connection setup (RFC 5044 §7, RFC 6581) over real loopback TCP, as the responder

@@ -41,6 +41,7 @@ import org.rddp.verbs.SendWorkRequest;
 import org.rddp.verbs.WcStatus;
 import org.rddp.verbs.WorkCompletion;
 import org.rddp.wire.PrivateData;
+import org.rddp.transport.sctp.raw.RawSctpPeer;
 
 /**
  * Tagged payload that arrives ahead of its turn (RFC 5043 §10) against what must hold in DDP-SSN order (RFC 5040

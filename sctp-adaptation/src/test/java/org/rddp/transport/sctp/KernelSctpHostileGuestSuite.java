@@ -43,6 +43,7 @@ import org.rddp.verbs.WcStatus;
 import org.rddp.verbs.WorkCompletion;
 import org.rddp.verbs.WorkOpcode;
 import org.rddp.wire.PrivateData;
+import org.rddp.transport.sctp.raw.RawSctpPeer;
 
 /**
  * Issue 32 over the Linux kernel's SCTP, inside the VM (interop-tests' {@code KernelSctpVmTest}, with {@code sctp}

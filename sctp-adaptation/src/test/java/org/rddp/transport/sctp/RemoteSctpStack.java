@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.Consumer;
+import org.rddp.transport.sctp.io.SharedLoops;
 
 /**
  * An {@link SctpStack} whose sockets live in another process ({@link SctpProxyServer}): every send and every

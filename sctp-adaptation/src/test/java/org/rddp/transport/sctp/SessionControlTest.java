@@ -50,6 +50,7 @@ import org.rddp.verbs.ReceiveWorkRequest;
 import org.rddp.verbs.SendWorkRequest;
 import org.rddp.verbs.WorkCompletion;
 import org.rddp.wire.PrivateData;
+import org.rddp.transport.sctp.raw.RawSctpPeer;
 
 /**
  * The session control of RFC 5043 §6 and RFC 6581 §7 on the wire: every legal sequence, plain and enhanced,

@@ -9,9 +9,9 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
-import org.rddp.transport.sctp.Posix;
-import org.rddp.transport.sctp.EpollPoller;
-import org.rddp.transport.sctp.NativeSctpSocket;
+import org.rddp.transport.sctp.io.Posix;
+import org.rddp.transport.sctp.io.EpollPoller;
+import org.rddp.transport.sctp.io.NativeSctpSocket;
 
 /**
  * An association on the kernel's SCTP: a non-blocking one-to-one socket, with messages through lksctp-tools'

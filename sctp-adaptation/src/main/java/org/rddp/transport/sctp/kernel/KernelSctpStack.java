@@ -9,13 +9,13 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
-import org.rddp.transport.sctp.Posix;
+import org.rddp.transport.sctp.io.Posix;
 import org.rddp.loop.Loop;
 import org.rddp.loop.Poller;
-import org.rddp.transport.sctp.EpollPoller;
-import org.rddp.transport.sctp.LoopListening;
+import org.rddp.transport.sctp.io.EpollPoller;
+import org.rddp.transport.sctp.io.LoopListening;
 import org.rddp.transport.sctp.ProtocolParameters;
-import org.rddp.transport.sctp.SharedLoops;
+import org.rddp.transport.sctp.io.SharedLoops;
 import org.rddp.transport.sctp.SctpSocket;
 import org.rddp.transport.sctp.SctpStack;
 

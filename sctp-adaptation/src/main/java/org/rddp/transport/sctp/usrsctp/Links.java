@@ -22,7 +22,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.rddp.loop.Loop;
-import org.rddp.transport.sctp.Posix;
+import org.rddp.transport.sctp.io.Posix;
 import org.rddp.verbs.Counter;
 import org.rddp.verbs.Counters;
 

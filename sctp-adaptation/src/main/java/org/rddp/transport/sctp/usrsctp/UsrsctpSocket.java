@@ -7,7 +7,7 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import org.rddp.transport.sctp.NativeSctpSocket;
+import org.rddp.transport.sctp.io.NativeSctpSocket;
 
 /**
  * An association on usrsctp: a one-to-one socket, non-blocking once established, with an upcall that fires

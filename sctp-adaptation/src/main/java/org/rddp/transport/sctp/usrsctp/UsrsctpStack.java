@@ -16,12 +16,12 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.rddp.loop.Loop;
 import org.rddp.loop.Poller;
 import org.rddp.sctp.DdpSctp;
-import org.rddp.transport.sctp.EpollPoller;
-import org.rddp.transport.sctp.LoopListening;
+import org.rddp.transport.sctp.io.EpollPoller;
+import org.rddp.transport.sctp.io.LoopListening;
 import org.rddp.transport.sctp.SctpSocket;
 import org.rddp.transport.sctp.ProtocolParameters;
 import org.rddp.transport.sctp.SctpStack;
-import org.rddp.transport.sctp.SharedLoops;
+import org.rddp.transport.sctp.io.SharedLoops;
 import org.rddp.verbs.Counter;
 import org.rddp.verbs.Counters;
 

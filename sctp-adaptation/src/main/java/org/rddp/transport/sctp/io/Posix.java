@@ -1,4 +1,4 @@
-package org.rddp.transport.sctp;
+package org.rddp.transport.sctp.io;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;

@@ -1,4 +1,4 @@
-package org.rddp.transport.sctp;
+package org.rddp.transport.sctp.raw;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -14,6 +14,9 @@ import org.rddp.sctp.SessionControl;
 import org.rddp.sctp.SessionControlChunk;
 import org.rddp.wire.MalformedFrameException;
 import org.rddp.wire.Wire;
+import org.rddp.transport.sctp.SctpLimits;
+import org.rddp.transport.sctp.SctpSocket;
+import org.rddp.transport.sctp.SctpStack;
 
 /**
  * A hand-driven SCTP peer, for session-control tests and the session-control interop checks: it sends whatever

@@ -1,10 +1,12 @@
-package org.rddp.transport.sctp;
+package org.rddp.transport.sctp.io;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.rddp.loop.Loop;
+import org.rddp.transport.sctp.SctpSocket;
+import org.rddp.transport.sctp.SctpStack;
 
 /**
  * For {@link SctpStack} implementations: a non-blocking listening socket whose readiness signal schedules accepts

@@ -1,4 +1,4 @@
-package org.rddp.transport.sctp;
+package org.rddp.transport.sctp.io;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;

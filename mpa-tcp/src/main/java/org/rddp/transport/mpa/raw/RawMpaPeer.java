@@ -1,4 +1,4 @@
-package org.rddp.transport.mpa;
+package org.rddp.transport.mpa.raw;
 
 import java.io.DataInputStream;
 import java.io.EOFException;

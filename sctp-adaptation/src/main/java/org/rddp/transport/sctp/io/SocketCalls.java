@@ -1,7 +1,8 @@
-package org.rddp.transport.sctp;
+package org.rddp.transport.sctp.io;
 
 import java.io.IOException;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.rddp.transport.sctp.SctpSocket;
 
 /**
  * For {@link SctpSocket} implementations: counts the threads inside a native call on one socket, so that a close

@@ -1,10 +1,11 @@
-package org.rddp.transport.sctp;
+package org.rddp.transport.sctp.io;
 
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
+import org.rddp.transport.sctp.SctpSocket;
 
 /**
  * What the native backends' sockets (usrsctp's, the kernel's) share: the ready hook, closing once no thread is
