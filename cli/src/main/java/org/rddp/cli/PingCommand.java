@@ -11,7 +11,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.rddp.llp.LlpParameters;
-import org.rddp.llp.RtrType;
+import org.rddp.rdmap.RtrType;
 import org.rddp.verbs.Connection;
 import org.rddp.verbs.ConnectionManager;
 import org.rddp.verbs.Listener;

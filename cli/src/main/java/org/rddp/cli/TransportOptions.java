@@ -15,7 +15,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.function.Consumer;
-import org.rddp.llp.RtrType;
+import org.rddp.rdmap.RtrType;
 import org.rddp.loop.Progress;
 import org.rddp.transport.mpa.MpaConnectionManager;
 import org.rddp.transport.mpa.MpaOptions;

@@ -17,7 +17,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.rddp.exs.ExsConnection.RecvOp;
 import org.rddp.exs.ExsConnection.SendOp;
-import org.rddp.llp.RtrType;
+import org.rddp.rdmap.RtrType;
 import org.rddp.rdmap.TerminateHeader;
 import org.rddp.verbs.AcceptOptions;
 import org.rddp.verbs.ConnectOptions;

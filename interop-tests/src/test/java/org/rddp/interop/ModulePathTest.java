@@ -2,16 +2,11 @@ package org.rddp.interop;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.File;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -23,22 +18,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  * session checks only), and the session checks, which reach across those boundaries, still run over both transports.
  */
 class ModulePathTest {
-    private static final Path ROOT = Path.of(System.getProperty("user.dir")).getParent();
-
-    private static String modulePath() throws IOException {
-        Path target = ROOT.resolve("cli/target");
-        try (Stream<Path> files = Files.list(target)) {
-            Path jar = files.filter(file -> file.getFileName().toString().matches("rddp-cli-.*\\.jar"))
-                    .filter(file -> !file.getFileName().toString().contains("tests")).findFirst()
-                    .orElseThrow(() -> new IOException("no rddp-cli jar in " + target + ": package the cli first"));
-            return target.resolve("modules") + File.pathSeparator + jar;
-        }
-    }
-
     private static List<String> java(String... args) throws IOException {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "--enable-native-access=org.rddp.transport.sctp", "--add-modules", "jdk.unsupported",
-                "--sun-misc-unsafe-memory-access=allow", "-p", modulePath()));
+        List<String> command = PackagedRddp.java();
         command.addAll(List.of(args));
         return command;
     }

@@ -6,7 +6,7 @@ import org.rddp.ddp.DdpSegment;
 import org.rddp.llp.LlpParameters;
 import org.rddp.llp.LlpStream;
 import org.rddp.llp.PlacementTarget;
-import org.rddp.llp.RtrType;
+import org.rddp.rdmap.RtrType;
 import org.rddp.loop.Loop;
 import org.rddp.rdmap.TerminateHeader;
 

@@ -6,7 +6,7 @@ import org.rddp.error.DdpError;
 import org.rddp.error.RdmapError;
 import org.rddp.error.TerminateCause;
 import org.rddp.llp.PlacementTarget;
-import org.rddp.llp.RtrType;
+import org.rddp.rdmap.RtrType;
 import org.rddp.rdmap.RdmapControl;
 import org.rddp.rdmap.RdmapOpcode;
 import org.rddp.rdmap.ReadRequestHeader;

@@ -9,7 +9,7 @@ import org.rddp.ddp.DdpHeader;
 import org.rddp.ddp.DdpUntaggedHeader;
 import org.rddp.llp.LlpStream;
 import org.rddp.llp.PlacementTarget;
-import org.rddp.llp.RtrType;
+import org.rddp.rdmap.RtrType;
 import org.rddp.rdmap.RdmapControl;
 import org.rddp.rdmap.RdmapOpcode;
 import org.rddp.rdmap.ReadRequestHeader;

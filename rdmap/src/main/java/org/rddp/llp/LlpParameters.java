@@ -3,6 +3,7 @@ package org.rddp.llp;
 import org.rddp.ddp.DdpSegment;
 import org.rddp.rdmap.RdmapControl;
 import org.rddp.wire.PrivateData;
+import org.rddp.rdmap.RtrType;
 
 /**
  * What connection setup settled for one stream (RFC 6581 §9 for IRD/ORD and RTR, RFC 5044 Appendix C for the

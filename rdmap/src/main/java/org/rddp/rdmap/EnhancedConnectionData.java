@@ -57,24 +57,21 @@ public record EnhancedConnectionData(boolean peerToPeer, boolean sendRtr, boolea
      * A block for the given model: with {@code peerToPeer}, A=1 and a flag for each of {@code rtrTypes}; without,
      * A=0 and no flags.
      */
-    public static EnhancedConnectionData of(boolean peerToPeer, java.util.Set<org.rddp.llp.RtrType> rtrTypes,
+    public static EnhancedConnectionData of(boolean peerToPeer, java.util.Set<RtrType> rtrTypes,
             int ird, int ord) {
-        return new EnhancedConnectionData(peerToPeer, peerToPeer && rtrTypes.contains(org.rddp.llp.RtrType.SEND),
-                peerToPeer && rtrTypes.contains(org.rddp.llp.RtrType.WRITE),
-                peerToPeer && rtrTypes.contains(org.rddp.llp.RtrType.READ), ird, ord);
+        return new EnhancedConnectionData(peerToPeer, peerToPeer && rtrTypes.contains(RtrType.SEND),
+                peerToPeer && rtrTypes.contains(RtrType.WRITE), peerToPeer && rtrTypes.contains(RtrType.READ), ird,
+                ord);
     }
 
     /** The RTR types whose flags are set. */
-    public java.util.Set<org.rddp.llp.RtrType> rtrTypes() {
-        java.util.Set<org.rddp.llp.RtrType> types = java.util.EnumSet.noneOf(org.rddp.llp.RtrType.class);
-        if (sendRtr) {
-            types.add(org.rddp.llp.RtrType.SEND);
-        }
-        if (writeRtr) {
-            types.add(org.rddp.llp.RtrType.WRITE);
-        }
-        if (readRtr) {
-            types.add(org.rddp.llp.RtrType.READ);
+    public java.util.Set<RtrType> rtrTypes() {
+        java.util.Set<RtrType> types = java.util.EnumSet.noneOf(RtrType.class);
+        int word = encode();
+        for (RtrType type : RtrType.values()) {
+            if (type != RtrType.NONE && (word & type.flag()) != 0) {
+                types.add(type);
+            }
         }
         return types;
     }

@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.function.Consumer;
 import org.rddp.error.MpaError;
-import org.rddp.llp.RtrType;
+import org.rddp.rdmap.RtrType;
 import org.rddp.mpa.MpaStartupFrame;
 import org.rddp.rdmap.EnhancedConnectionData;
 import org.rddp.rdmap.IrdOrdNegotiation;

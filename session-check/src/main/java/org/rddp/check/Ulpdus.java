@@ -4,7 +4,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.Locale;
 import org.rddp.ddp.DdpSegment;
 import org.rddp.error.TerminateCause;
-import org.rddp.llp.RtrType;
+import org.rddp.rdmap.RtrType;
 import org.rddp.rdmap.EnhancedConnectionData;
 import org.rddp.rdmap.RdmapControl;
 import org.rddp.rdmap.RdmapOpcode;

@@ -10,7 +10,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.rddp.llp.RtrType;
+import org.rddp.rdmap.RtrType;
 import org.rddp.transport.mpa.MpaConnectionManager;
 import org.rddp.transport.mpa.MpaOptions;
 import org.rddp.verbs.AcceptOptions;

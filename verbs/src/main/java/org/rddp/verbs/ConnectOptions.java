@@ -2,7 +2,7 @@ package org.rddp.verbs;
 
 import java.time.Duration;
 import java.util.Set;
-import org.rddp.llp.RtrType;
+import org.rddp.rdmap.RtrType;
 import org.rddp.wire.PrivateData;
 
 /**

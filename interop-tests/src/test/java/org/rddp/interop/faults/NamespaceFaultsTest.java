@@ -2,7 +2,6 @@ package org.rddp.interop.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -18,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.rddp.interop.PackagedRddp;
 
 /**
  * Faults between two hosts (network namespaces joined by a veth pair, {@code interop-tests/faults/netns.sh}): the
@@ -259,26 +259,15 @@ class NamespaceFaultsTest {
 
     /** {@code rddp args} in namespace {@code ns}: the JVM itself, so that signals reach it. */
     private Process rddp(String ns, String log, List<String> args) throws IOException {
-        List<String> command = new ArrayList<>(List.of(NETNS.toString(), ns,
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=org.rddp.transport.sctp", "--add-modules", "jdk.unsupported",
-                "--sun-misc-unsafe-memory-access=allow", "-p", modulePath(), "-m", "org.rddp.cli/org.rddp.cli.Main"));
+        List<String> command = new ArrayList<>(List.of(NETNS.toString(), ns));
+        command.addAll(PackagedRddp.java());
+        command.addAll(List.of("-m", "org.rddp.cli/org.rddp.cli.Main"));
         command.addAll(args);
         Process process = new ProcessBuilder(command).directory(ROOT.toFile())
                 .redirectOutput(LOGS.resolve(log + ".out").toFile()).redirectError(LOGS.resolve(log + ".err").toFile())
                 .start();
         started.add(process);
         return process;
-    }
-
-    private static String modulePath() throws IOException {
-        Path target = ROOT.resolve("cli/target");
-        try (Stream<Path> files = Files.list(target)) {
-            Path jar = files.filter(file -> file.getFileName().toString().matches("rddp-cli-.*\\.jar"))
-                    .filter(file -> !file.getFileName().toString().contains("tests")).findFirst()
-                    .orElseThrow(() -> new IOException("no rddp-cli jar in " + target + ": package the cli first"));
-            return target.resolve("modules") + File.pathSeparator + jar;
-        }
     }
 
     private static void signal(Process process, String signal) throws Exception {

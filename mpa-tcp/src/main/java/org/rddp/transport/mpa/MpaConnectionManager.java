@@ -24,7 +24,7 @@ import org.rddp.ddp.DdpSegment;
 import org.rddp.verbs.QpState;
 import org.rddp.error.MpaError;
 import org.rddp.llp.LlpParameters;
-import org.rddp.llp.RtrType;
+import org.rddp.rdmap.RtrType;
 import org.rddp.loop.Loop;
 import org.rddp.loop.Progress;
 import org.rddp.mpa.MpaFpdu;

@@ -3,7 +3,7 @@ package org.rddp.transport.mpa;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.Set;
-import org.rddp.llp.RtrType;
+import org.rddp.rdmap.RtrType;
 import org.rddp.mpa.MpaFpdu;
 
 /**

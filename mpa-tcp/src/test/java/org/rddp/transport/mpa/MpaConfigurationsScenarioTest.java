@@ -5,7 +5,7 @@ import java.util.List;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.rddp.llp.RtrType;
+import org.rddp.rdmap.RtrType;
 import org.rddp.verbs.testing.ScenarioSuite;
 import org.rddp.verbs.testing.TransportFixture;
 

@@ -35,7 +35,7 @@ import org.rddp.verbs.WcStatus;
 import org.rddp.verbs.WorkOpcode;
 import org.rddp.error.MpaError;
 import org.rddp.mpa.MpaFramer;
-import org.rddp.llp.RtrType;
+import org.rddp.rdmap.RtrType;
 import org.rddp.mpa.MpaStartupFrame;
 import org.rddp.rdmap.EnhancedConnectionData;
 import org.rddp.rdmap.IrdOrdNegotiation;

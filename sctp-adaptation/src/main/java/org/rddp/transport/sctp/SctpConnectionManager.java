@@ -17,7 +17,7 @@ import org.rddp.ddp.DdpSegment;
 import org.rddp.error.MpaError;
 import org.rddp.rdmap.TerminateHeader;
 import org.rddp.llp.LlpParameters;
-import org.rddp.llp.RtrType;
+import org.rddp.rdmap.RtrType;
 import org.rddp.loop.Deadline;
 import org.rddp.loop.Loop;
 import org.rddp.loop.Progress;

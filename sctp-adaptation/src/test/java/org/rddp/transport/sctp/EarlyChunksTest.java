@@ -248,7 +248,7 @@ class EarlyChunksTest {
     void segmentsThatOvertookTheAcceptWaitForTheEngineToStart() {
         DdpAssociation.Session session = association.idleSession();
         session.initiate(new SessionControl.Initiate(PrivateData.EMPTY), answer -> session.bind(
-                new org.rddp.llp.LlpParameters(1, 1, org.rddp.llp.RtrType.NONE, org.rddp.llp.RtrType.NONE, false,
+                new org.rddp.llp.LlpParameters(1, 1, org.rddp.rdmap.RtrType.NONE, org.rddp.rdmap.RtrType.NONE, false,
                         org.rddp.ddp.DdpSegment.DDP_VERSION, org.rddp.rdmap.RdmapControl.RDMAP_VERSION,
                         PrivateData.EMPTY, PrivateData.EMPTY)));
         socket.takeSent();

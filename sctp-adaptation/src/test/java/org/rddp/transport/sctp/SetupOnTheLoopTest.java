@@ -68,7 +68,9 @@ class SetupOnTheLoopTest {
             assertThat(initiator.associationCount()).isZero();
             Set<String> started = threads();
             started.removeAll(before);
-            assertThat(started).as("threads that started while it connected").isEmpty();
+            // the JDK may start threads of its own meanwhile (a process reaper): the library's are what count
+            assertThat(started).as("the library's threads that started while it connected")
+                    .noneMatch(name -> name.contains("sctp") || name.startsWith("rddp"));
             assertThat(threads()).noneMatch(name -> name.startsWith("sctp-connect") || name.equals("usrsctp-timers"));
         }
     }

@@ -14,7 +14,7 @@ import org.rddp.loop.Progress;
 import org.rddp.testing.InMemoryLlp;
 import org.rddp.llp.LlpParameters;
 import org.rddp.rdmap.EnhancedConnectionData;
-import org.rddp.llp.RtrType;
+import org.rddp.rdmap.RtrType;
 import org.rddp.rdmap.IrdOrdNegotiation;
 import org.rddp.rdmap.RdmapControl;
 import org.rddp.wire.PrivateData;

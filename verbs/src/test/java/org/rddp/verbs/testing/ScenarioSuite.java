@@ -24,7 +24,7 @@ import org.rddp.verbs.WorkOpcode;
 import org.rddp.error.DdpError;
 import org.rddp.error.RdmapError;
 import org.rddp.error.TerminateCause;
-import org.rddp.llp.RtrType;
+import org.rddp.rdmap.RtrType;
 import org.rddp.rdmap.IrdOrdNegotiation;
 import org.rddp.wire.PrivateData;
 import org.rddp.verbs.Access;

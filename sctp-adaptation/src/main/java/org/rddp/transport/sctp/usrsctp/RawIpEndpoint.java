@@ -128,7 +128,7 @@ final class RawIpEndpoint extends Links.Endpoint {
 
     @Override
     void send(MemorySegment sctpPacket, Links.Link link) throws IOException {
-        synchronized (sendState) { // its own loop, and another loop driving usrsctp's clock (Links.tick)
+        synchronized (sendState) { // its loop, and another loop driving usrsctp's clock (UsrsctpRuntime.tick)
             if (!open) {
                 throw new IOException("the raw IP socket of this loop is closed");
             }

@@ -170,7 +170,7 @@ final class UdpEndpoint extends Links.Endpoint {
 
     @Override
     void send(MemorySegment datagram, Links.Link link) throws IOException {
-        synchronized (sendState) { // its own loop, and another loop driving usrsctp's clock (Links.tick)
+        synchronized (sendState) { // its loop, and another loop driving usrsctp's clock (UsrsctpRuntime.tick)
             if (!open) {
                 throw new IOException("the UDP socket of this loop is closed");
             }

@@ -49,6 +49,28 @@ final class Upcalls {
         throw new IllegalStateException("more than 65535 usrsctp sockets");
     }
 
+    /**
+     * Makes {@code socket} non-blocking and has its upcall run {@code hook}: returns the hook's argument value, to
+     * {@link #release} when the socket goes. Fails, with nothing left registered, if usrsctp refuses either.
+     */
+    static int attach(MemorySegment socket, Runnable hook, String what) throws java.io.IOException {
+        int id = register(hook);
+        try {
+            int status = (int) Usrsctp.SET_NON_BLOCKING.invokeExact(socket, 1);
+            int upcall = (int) Usrsctp.SET_UPCALL.invokeExact(socket, STUB, MemorySegment.ofAddress(id));
+            if (status != 0 || upcall != 0) {
+                throw new java.io.IOException("could not make the " + what + " socket non-blocking with an upcall");
+            }
+            return id;
+        } catch (java.io.IOException | RuntimeException | Error e) {
+            release(id);
+            throw e;
+        } catch (Throwable e) {
+            release(id);
+            throw new java.io.IOException(e);
+        }
+    }
+
     /** Points {@code id} at another hook. */
     static void replace(int id, Runnable hook) {
         HOOKS.set(id, hook);

@@ -46,21 +46,7 @@ final class UsrsctpSocket extends NativeSctpSocket {
         super(remote, streams, maxMessage);
         this.socket = socket;
         this.onFree = onFree;
-        this.id = Upcalls.register(this::ready);
-        try {
-            int status = (int) Usrsctp.SET_NON_BLOCKING.invokeExact(socket, 1);
-            if (status != 0) {
-                throw new IOException("usrsctp_set_non_blocking failed");
-            }
-            status = (int) Usrsctp.SET_UPCALL.invokeExact(socket, Upcalls.STUB, MemorySegment.ofAddress(id));
-            if (status != 0) {
-                throw new IOException("usrsctp_set_upcall failed");
-            }
-        } catch (IOException | RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable e) {
-            throw new IOException(e);
-        }
+        this.id = Upcalls.attach(socket, this::ready, "association's");
     }
 
     @Override
@@ -186,7 +172,7 @@ final class UsrsctpSocket extends NativeSctpSocket {
         }
         int status;
         try {
-            status = Links.shutdown(socket, SHUT_WR);
+            status = UsrsctpRuntime.shutdown(socket, SHUT_WR);
         } catch (Throwable e) {
             status = -1;
         } finally {
@@ -208,7 +194,7 @@ final class UsrsctpSocket extends NativeSctpSocket {
                 int ignored = (int) Usrsctp.SETSOCKOPT.invokeExact(Usrsctp.captureState(Arena.ofAuto()), socket,
                         Usrsctp.SOL_SOCKET, SO_LINGER, linger, 8); // if it fails, close shuts down gracefully
             }
-            Links.close(socket);
+            UsrsctpRuntime.close(socket);
         } catch (Throwable e) {
             throw new IllegalStateException("usrsctp_close failed", e);
         } finally {

@@ -111,7 +111,7 @@ public final class UsrsctpStack implements SctpStack {
             return true;
         }
         long deadline = System.nanoTime() + timeout.toNanos();
-        while (!Links.finish()) {
+        while (!UsrsctpRuntime.finish()) {
             if (System.nanoTime() > deadline) {
                 return false;
             }
@@ -128,12 +128,12 @@ public final class UsrsctpStack implements SctpStack {
 
     /** The largest SCTP packet (common header and chunks) this process has sent so far. */
     public static int largestPacketSent() {
-        return Links.largestPacketSent();
+        return UsrsctpRuntime.largestPacketSent();
     }
 
     /** SCTP packets this process's associations have sent so far (for tests and diagnostics). */
     public static long packetsSent() {
-        return Links.packetsSent();
+        return UsrsctpRuntime.packetsSent();
     }
 
     /** Starts usrsctp once per process, with the UDP port bound on the wildcard address (a taken port fails). */
@@ -159,7 +159,7 @@ public final class UsrsctpStack implements SctpStack {
                         + "(RFC 6951): free it or choose another with -D" + UDP_PORT_PROPERTY + "=PORT", e);
             }
         }
-        Links.start();
+        UsrsctpRuntime.start();
         udpPort = port;
         try {
             // RFC 5043 §10: fewer than 32768 unacknowledged chunks per stream, without relying on ULP flow
@@ -414,20 +414,7 @@ public final class UsrsctpStack implements SctpStack {
             this.mtu = mtu;
             this.onFree = onFree;
             this.done = done;
-            this.id = Upcalls.register(() -> loop.execute(this::look));
-            try {
-                int status = (int) Usrsctp.SET_NON_BLOCKING.invokeExact(socket, 1);
-                int upcall = (int) Usrsctp.SET_UPCALL.invokeExact(socket, Upcalls.STUB, MemorySegment.ofAddress(id));
-                if (status != 0 || upcall != 0) {
-                    throw new IOException("could not make the connecting socket non-blocking");
-                }
-            } catch (IOException e) {
-                Upcalls.release(id);
-                throw e;
-            } catch (Throwable e) {
-                Upcalls.release(id);
-                throw new IOException(e);
-            }
+            this.id = Upcalls.attach(socket, () -> loop.execute(this::look), "connecting");
         }
 
         /** Whether the handshake ended, and how: established, or the association gone (refused, aborted, lost). */
@@ -723,7 +710,7 @@ public final class UsrsctpStack implements SctpStack {
 
     private static void closeQuietly(MemorySegment socket) {
         try {
-            Links.close(socket);
+            UsrsctpRuntime.close(socket);
         } catch (Throwable e) {
             // already failing: the first error is the one to report
         }
@@ -749,20 +736,7 @@ public final class UsrsctpStack implements SctpStack {
             this.socket = socket;
             this.mtu = mtu;
             this.endpoint = endpoint;
-            this.id = Upcalls.register(this::ready);
-            try {
-                int status = (int) Usrsctp.SET_NON_BLOCKING.invokeExact(socket, 1);
-                int upcall = (int) Usrsctp.SET_UPCALL.invokeExact(socket, Upcalls.STUB, MemorySegment.ofAddress(id));
-                if (status != 0 || upcall != 0) {
-                    throw new IOException("could not make the listening socket non-blocking");
-                }
-            } catch (IOException e) {
-                Upcalls.release(id);
-                throw e;
-            } catch (Throwable e) {
-                Upcalls.release(id);
-                throw new IOException(e);
-            }
+            this.id = Upcalls.attach(socket, this::ready, "listening");
         }
 
         @Override

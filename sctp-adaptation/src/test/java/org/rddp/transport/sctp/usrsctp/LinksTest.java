@@ -218,10 +218,10 @@ class LinksTest {
     void usrsctpsClockAdvancesOnTheLoopsWithNoThreadOfItsOwn() throws Exception {
         try (Recorder recorder = new Recorder(true)) {
             java.util.concurrent.CompletableFuture<Long> seen = new java.util.concurrent.CompletableFuture<>();
-            long before = Links.ticks();
+            long before = UsrsctpRuntime.ticks();
             Recorder.LOOP.execute(() -> Recorder.LOOP.schedule(System.nanoTime()
-                    + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(5 * Links.TICK_MILLIS),
-                    () -> seen.complete(Links.ticks())));
+                    + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(5 * UsrsctpRuntime.TICK_MILLIS),
+                    () -> seen.complete(UsrsctpRuntime.ticks())));
             assertThat(seen.get(10, java.util.concurrent.TimeUnit.SECONDS)).as("ticks after five tick intervals")
                     .isGreaterThan(before);
             assertThat(Thread.getAllStackTraces().keySet()).extracting(Thread::getName)
