@@ -16,6 +16,7 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * {@code docker/compare.sh}: rddp compare between a responder and an initiator container (TCP/MPA, and SCTP on
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.Timeout;
  * image made with debootstrap if missing. By default a smoke run at one size; the default sweep of every size with
  * {@code -Drddp.docker.full=true}. Fails, never skips, when Docker cannot run here.
  */
+@Isolated("it measures; nothing else runs beside it")
 class DockerCompareTest {
     private static final Path ROOT = Path.of(System.getProperty("user.dir")).getParent();
     private static final List<String> SERIES = List.of("TCP socket", "RDDP over MPA", "SCTP socket", "RDDP over SCTP");

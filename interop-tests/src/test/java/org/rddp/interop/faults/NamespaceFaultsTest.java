@@ -15,6 +15,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.rddp.interop.PackagedRddp;
@@ -30,6 +31,7 @@ import org.rddp.interop.PackagedRddp;
  * netem} here) and arrives after packets sent behind it. The full run adds 1 % loss, 2 % and 10 % reordering, every
  * operation, a link down for 10 s and a 30 s stop.
  */
+@Isolated("it measures; nothing else runs beside it")
 class NamespaceFaultsTest {
     private static final Path ROOT = Path.of(System.getProperty("user.dir")).getParent();
     private static final Path NETNS = ROOT.resolve("interop-tests/faults/netns.sh");

@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * Session-control interop with Linux soft-iWARP in the project's VM: {@code rddp interop} as initiator against
@@ -14,6 +16,7 @@ import org.junit.jupiter.api.Timeout;
  * the perftest suite: the malformed frames these checks send are refusals siw's connection manager may not recover
  * from for later connections. Fails, never skips, when the VM cannot start.
  */
+@Execution(ExecutionMode.CONCURRENT)
 class InteropVmTest {
 
     @Test

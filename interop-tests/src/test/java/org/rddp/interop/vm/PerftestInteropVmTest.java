@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * TCP/MPA interop with Linux soft-iWARP in the project's VM: rddp's perftest commands against perftest's
@@ -15,6 +17,7 @@ import org.junit.jupiter.api.Timeout;
  * connection (see {@link SiwInteropGuestSuite}), no perftest connection got through. Fails, never skips, when the
  * VM cannot start.
  */
+@Execution(ExecutionMode.CONCURRENT)
 class PerftestInteropVmTest {
 
     @Test

@@ -7,12 +7,15 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * TCP/MPA interop with Linux soft-iWARP in the project's VM: {@code rddp ping} against rdma-core's {@code rping}
  * both ways, across MPA revisions, CRC settings, peer-to-peer RTR types and siw's refusals
  * ({@link SiwInteropGuestSuite}). Fails, never skips, when the VM cannot start.
  */
+@Execution(ExecutionMode.CONCURRENT)
 class SiwInteropVmTest {
 
     @Test
