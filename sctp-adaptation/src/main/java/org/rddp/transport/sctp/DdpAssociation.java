@@ -3,29 +3,20 @@ package org.rddp.transport.sctp;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
-import org.rddp.llp.EarlyPlacement;
-import org.rddp.llp.LlpParameters;
-import org.rddp.llp.LlpSink;
-import org.rddp.llp.LlpStream;
 import org.rddp.loop.Loop;
 import org.rddp.sctp.DdpSctp;
-import org.rddp.sctp.FunctionCode;
 import org.rddp.sctp.SessionControl;
-import org.rddp.sctp.SessionControlChunk;
 import org.rddp.verbs.Counter;
 import org.rddp.verbs.Counters;
-import org.rddp.wire.DecodeStatus;
-import org.rddp.wire.MalformedFrameException;
 import org.rddp.wire.Wire;
 
 /**
  * One SCTP association carrying DDP (RFC 5043): the loop it lives on, the Adaptation Layer Indication check, and
- * one {@link Session} per SCTP stream id. Every chunk goes out unordered with the stream's DDP-SSN (§5.2,
+ * one {@link DdpStreamSession} per SCTP stream id. Every chunk goes out unordered with the stream's DDP-SSN (§5.2,
  * §10); incoming chunks are put back in DDP-SSN order for delivery, tagged payload being placed as it arrives.
  * Session control follows the legal sequences of §6 and RFC 6581 §7; a chunk that fits none terminates that
  * session, not the association.
@@ -35,7 +26,7 @@ final class DdpAssociation {
     /** Receives session control the ULP must decide on (passive side) and association events. */
     interface Listener {
         /** An Initiate or Enhanced Initiate arrived on an idle stream. */
-        void onInitiate(Session session, SessionControl initiate);
+        void onInitiate(DdpStreamSession session, SessionControl initiate);
     }
 
     private static final AtomicInteger NAMES = new AtomicInteger();
@@ -43,11 +34,11 @@ final class DdpAssociation {
     private final SctpSocket socket;
     private final Loop loop;
     /** The session of each stream, made when the stream is first used (most of an association's never are). */
-    private final Session[] sessions;
+    private final DdpStreamSession[] sessions;
     /** The sessions made so far, in the order they were. Owner thread. */
-    private final java.util.ArrayList<Session> made = new java.util.ArrayList<>();
+    private final java.util.ArrayList<DdpStreamSession> made = new java.util.ArrayList<>();
     /** Sessions that met a full socket and wait for room, each once. Owner thread. */
-    private final java.util.ArrayDeque<Session> waitingForRoom = new java.util.ArrayDeque<>();
+    private final java.util.ArrayDeque<DdpStreamSession> waitingForRoom = new java.util.ArrayDeque<>();
     private final MemorySegment receiveBuffer;
     /** Where a DDP segment or control chunk is built; swapped with {@link #heldBuffer} when a segment is held. */
     private MemorySegment sendBuffer;
@@ -59,7 +50,7 @@ final class DdpAssociation {
     private MemorySegment heldBuffer;
     private int heldLength;
     private int heldStream;
-    private Session heldBy;
+    private DdpStreamSession heldBy;
     /** The socket bundles now (a burst is being sent). */
     private boolean bundling;
     /** The packet the stack is filling with the burst's chunks. Owner thread. */
@@ -94,10 +85,6 @@ final class DdpAssociation {
     private boolean idleCheckQueued;
     private final Runnable idleCheck = this::closeIfIdle;
 
-    /** Octets a control chunk waiting for room takes besides its own: the array it is in, and the queue's slot. */
-    private static final int PENDING_OVERHEAD = 16 + 8;
-    /** What a draining stream keeps of a chunk ahead of its turn: its DDP-SSN and, for control, the function code. */
-    private static final int MARKER_OCTETS = SessionControlChunk.PRIVATE_DATA_OFFSET;
     /** The most any of an association's buffers takes: a chunk as large as an IP packet, plus slack. */
     static final int LARGEST_BUFFER = 65_536 + 4096;
     /** An association's buffers: one to receive into, one to build a segment in, one to hold a segment in. */
@@ -116,7 +103,7 @@ final class DdpAssociation {
         this.sendBuffer = arena.allocate(maxChunk, 8);
         this.heldBuffer = arena.allocate(maxChunk, 8);
         this.fill = new PacketFill(maxChunk);
-        this.sessions = new Session[socket.streams()];
+        this.sessions = new DdpStreamSession[socket.streams()];
     }
 
     /** Its name in messages: {@code sctp-3}. */
@@ -159,7 +146,7 @@ final class DdpAssociation {
     }
 
     /** A session ended: looks, after what is queued on the loop now, whether any is left. Owner thread. */
-    private void sessionEnded() {
+    void sessionEnded() {
         if (closeWhenIdle && !idleCheckQueued && !down) {
             idleCheckQueued = true;
             loop.execute(idleCheck); // after the step that ended it: an Initiate may be starting the next one
@@ -171,7 +158,7 @@ final class DdpAssociation {
         if (down || shuttingDown) {
             return;
         }
-        for (Session session : made) {
+        for (DdpStreamSession session : made) {
             if (session.state() != SessionStateMachine.State.IDLE || session.pendingControl() > 0) {
                 return;
             }
@@ -225,10 +212,10 @@ final class DdpAssociation {
      * stream whose session ended is in the way), and the peer's are not once its Terminate came in its turn (a stream
      * still waiting for it is not idle). Owner thread.
      */
-    Session idleSession() {
+    DdpStreamSession idleSession() {
         boolean asked = false;
         for (int streamId = 0; streamId < sessions.length; streamId++) {
-            Session session = sessions[streamId];
+            DdpStreamSession session = sessions[streamId];
             if (session == null) {
                 return session(streamId);
             }
@@ -238,7 +225,7 @@ final class DdpAssociation {
             if (session.outstanding && !asked) {
                 asked = true;
                 if (socket.allSentAcknowledged()) {
-                    for (Session ended : made) {
+                    for (DdpStreamSession ended : made) {
                         ended.outstanding = false; // every session that ended so far is quiet
                     }
                 }
@@ -251,10 +238,10 @@ final class DdpAssociation {
     }
 
     /** The session of stream {@code streamId}, made on its first use. Owner thread. */
-    Session session(int streamId) {
-        Session session = sessions[streamId];
+    DdpStreamSession session(int streamId) {
+        DdpStreamSession session = sessions[streamId];
         if (session == null) {
-            session = new Session(streamId);
+            session = new DdpStreamSession(this, streamId, budget);
             sessions[streamId] = session;
             made.add(session);
         }
@@ -264,7 +251,7 @@ final class DdpAssociation {
     /** Sessions whose Initiate waits for the ULP, which has not answered yet. Owner thread. */
     int pendingUlp() {
         int pending = 0;
-        for (Session session : made) {
+        for (DdpStreamSession session : made) {
             if (session.state() == SessionStateMachine.State.PENDING_ULP && !session.ulpAnswered) {
                 pending++;
             }
@@ -280,6 +267,40 @@ final class DdpAssociation {
     /** Largest chunk payload, DDP-SSN included; the DDP segment limit is two octets less. */
     int maxChunk() {
         return maxChunk;
+    }
+
+    /** Who decides on the Initiates the peer sends; null on an association this side made (none is taken there). */
+    Listener listener() {
+        return listener;
+    }
+
+    /** Octets left in the packet the stack is filling with the burst's chunks. Owner thread. */
+    int packetRoom() {
+        return fill.room();
+    }
+
+    /** A session's machine saw {@code reason} last ({@link #lastIllegal}). Owner thread. */
+    void lastIllegal(String reason) {
+        lastIllegal = reason;
+    }
+
+    /**
+     * A session was bound to a queue pair whose engine has not started yet: nothing is read until it has
+     * ({@link #awaitingStart}). Owner thread.
+     */
+    void sessionStarting() {
+        awaitingStart++;
+    }
+
+    /** That engine started, or its session ended before it did: the association reads again. Owner thread. */
+    void sessionStarted() {
+        awaitingStart--;
+        ready(); // what waits in the socket
+    }
+
+    /** {@code session} met a full socket: it hears when there is room ({@link DdpStreamSession#writable}). */
+    void waitForRoom(DdpStreamSession session) {
+        waitingForRoom.add(session);
     }
 
     /**
@@ -317,9 +338,7 @@ final class DdpAssociation {
             // only sessions that met a full socket wait for room: no walk over every stream, no native call, per poll
             if (!down && !waitingForRoom.isEmpty() && socket.writable() && sendHeld(false)) {
                 for (int i = waitingForRoom.size(); i > 0 && !down; i--) {
-                    Session session = waitingForRoom.pollFirst();
-                    session.waiting = false;
-                    session.writable(); // waits again if the socket fills once more
+                    waitingForRoom.pollFirst().writable(); // waits again if the socket fills once more
                 }
             }
         } catch (IOException e) {
@@ -356,7 +375,7 @@ final class DdpAssociation {
                     return;
                 }
                 tap.chunk(this, false, message.streamId, message.ppid, message.unordered, receiveBuffer, length);
-                session(message.streamId).onChunk(length);
+                session(message.streamId).onChunk(message, receiveBuffer, length);
             }
             default -> { }
         }
@@ -375,7 +394,7 @@ final class DdpAssociation {
      *
      * @return whether nothing is held any more (false: the socket is full, the segment waits for room)
      */
-    private boolean sendHeld(boolean moreFollows) {
+    boolean sendHeld(boolean moreFollows) {
         if (!moreFollows) {
             fill.flushed(); // the stack sends all it held with this one
         }
@@ -400,6 +419,53 @@ final class DdpAssociation {
         heldLength = 0;
         heldBy = null;
         return true;
+    }
+
+    /**
+     * Builds {@code by}'s DDP segment (DDP-SSN {@code ssn}, header, payload) and holds it, until the next segment or
+     * the engine's flush ({@link #sendHeld}); nothing is held before. Owner thread.
+     */
+    void hold(DdpStreamSession by, int ssn, MemorySegment header, long headerOffset, int headerLength,
+            MemorySegment payload, long payloadOffset, int payloadLength) {
+        int length = DdpSctp.DDP_SSN_LENGTH + headerLength + payloadLength;
+        Wire.putU16(sendBuffer, 0, ssn);
+        MemorySegment.copy(header, headerOffset, sendBuffer, DdpSctp.DDP_SSN_LENGTH, headerLength);
+        MemorySegment.copy(payload, payloadOffset, sendBuffer, DdpSctp.DDP_SSN_LENGTH + headerLength,
+                payloadLength);
+        MemorySegment built = sendBuffer; // held until the next segment or the engine's flush
+        sendBuffer = heldBuffer;
+        heldBuffer = built;
+        heldLength = length;
+        heldStream = by.streamId;
+        heldBy = by;
+        fill.add(length);
+    }
+
+    /**
+     * Hands a chunk of stream {@code streamId} to the socket at once: session control, sent while no segment is
+     * held. Owner thread.
+     *
+     * @return what the socket took, or {@link SctpSocket#WOULD_BLOCK}; a failed send loses the association
+     */
+    int transmit(int streamId, byte[] octets, int ppid) {
+        MemorySegment.copy(MemorySegment.ofArray(octets), 0, sendBuffer, 0, octets.length);
+        try {
+            int sent = socket.send(sendBuffer, 0, octets.length, streamId, ppid, true);
+            if (sent != SctpSocket.WOULD_BLOCK) {
+                tap.chunk(this, true, streamId, ppid, true, sendBuffer, octets.length);
+                fill.flushed(); // it left at once, bundling off: the next chunk starts a packet
+            }
+            return sent;
+        } catch (IOException e) {
+            lose("send failed: " + e.getMessage());
+            return octets.length;
+        }
+    }
+
+    /** Aborts the association at once (ABORT) and loses it for {@code reason}. Owner thread. */
+    void abortNow(String reason) {
+        socket.abort();
+        lose(reason);
     }
 
     /** The association is gone: every session on it hears so, as a lost stream (RFC 5043 §11.3). */
@@ -427,457 +493,5 @@ final class DdpAssociation {
                 lose("association aborted locally");
             }
         });
-    }
-
-    /**
-     * A DDP stream session on one pair of like-numbered SCTP streams, the LLP stream of one queue pair: the I/O shell
-     * of its {@link SessionStateMachine} (which decides what is legal) and of its {@link ResequencingWindow}.
-     */
-    final class Session implements LlpStream, SessionStateMachine.Effects {
-        final int streamId;
-        private final SessionStateMachine machine = new SessionStateMachine(this);
-        private int txSsn;
-        private LlpSink sink;
-        private volatile LlpParameters parameters;
-        private boolean pressured;
-        /** The ULP has answered the Initiate waiting here (from any thread); the answer is on its way to the loop. */
-        volatile boolean ulpAnswered;
-        /** In {@link #waitingForRoom}. */
-        private boolean waiting;
-        private final ArrayDeque<byte[]> pendingControl = new ArrayDeque<>();
-        private final ResequencingWindow window = new ResequencingWindow(budget);
-        /** A session on this stream ended since the socket last said all it sent was acknowledged (§6.6). */
-        private boolean outstanding;
-        /**
-         * Takes the chunks in order; held ones wait while the session is bound to a queue pair whose engine has not
-         * started (an Accept whose segments overtook it: they are delivered once the engine started).
-         */
-        private final ResequencingWindow.Delivery process = new ResequencingWindow.Delivery() {
-            @Override
-            public void deliver(int ppid, MemorySegment chunk, int length, boolean payloadPlaced) {
-                process(ppid, chunk, length, payloadPlaced);
-            }
-
-            @Override
-            public boolean paused() {
-                return starting;
-            }
-        };
-        private final EarlyPlacement placer = new EarlyPlacement();
-        private Consumer<SessionControl> responseHandler;
-        /** Bound to a queue pair whose engine has not started yet (its start is queued on the loop). */
-        private boolean starting;
-
-        Session(int streamId) {
-            this.streamId = streamId;
-        }
-
-        DdpAssociation association() {
-            return DdpAssociation.this;
-        }
-
-        /** The association and the stream: {@code sctp-3 stream 1}. */
-        @Override
-        public String toString() {
-            return name + " stream " + streamId;
-        }
-
-        /** The session's state. Owner thread. */
-        SessionStateMachine.State state() {
-            return machine.state();
-        }
-
-        /** Active side: sends an Initiate; {@code onResponse} gets the Accept, Reject or Terminate. Owner thread. */
-        void initiate(SessionControl initiate, Consumer<SessionControl> onResponse) {
-            if (down) {
-                onResponse.accept(null); // the association died before the Initiate could go: no answer will come
-                return;
-            }
-            responseHandler = onResponse;
-            machine.initiate(initiate);
-        }
-
-        /** Passive side: answers the pending Initiate. Owner thread. */
-        void answer(SessionControl response) {
-            machine.answer(response);
-        }
-
-        /** Makes the session the LLP stream of a queue pair. Owner thread, session OPEN. */
-        void bind(LlpParameters negotiated) {
-            this.parameters = negotiated;
-            if (!starting) {
-                starting = true;
-                awaitingStart++; // the peer's first segment may be right behind its Accept, in this very read
-            }
-        }
-
-        // ------------------------------------------------------------------ what the machine has done
-
-        @Override
-        public void send(SessionControl control) {
-            sendControl(control);
-        }
-
-        @Override
-        public void initiated(SessionControl initiate) {
-            Listener current = listener;
-            if (current == null) {
-                machine.answer(new SessionControl.Terminate()); // nobody to ask: a non-ULP reject (§6.4)
-            } else {
-                current.onInitiate(this, initiate);
-            }
-        }
-
-        @Override
-        public void answered(SessionControl response) {
-            Consumer<SessionControl> waiting = responseHandler;
-            responseHandler = null;
-            if (waiting != null) {
-                waiting.accept(response);
-            }
-        }
-
-        @Override
-        public void ended(boolean graceful, String reason) {
-            LlpSink current = sink;
-            sink = null;
-            started();
-            if (current != null) {
-                current.onClosed(graceful, reason);
-            }
-        }
-
-        @Override
-        public void startedOver() {
-            sessionEnded();
-            outstanding = true; // what this side sent for the session just over may still be in flight
-            txSsn = 0;
-            window.reset(); // DDP-SSN 0 again, for the next session on this stream (RFC 5043 §6.1)
-            // control chunks still waiting for room are the old session's last words (its Terminate): they still go
-        }
-
-        /** Session control chunks waiting for room in the socket. Owner thread. */
-        int pendingControl() {
-            return pendingControl.size();
-        }
-
-        void sendControl(SessionControl control) {
-            SessionControlChunk chunk = new SessionControlChunk(txSsn, control);
-            txSsn = (txSsn + 1) & 0xFFFF;
-            byte[] octets = chunk.toByteArray();
-            if (!pendingControl.isEmpty() || !sendHeld(false)
-                    || transmit(octets, DdpSctp.PPID_SESSION_CONTROL) == SctpSocket.WOULD_BLOCK) {
-                // control is never lost; it waits for room, in order, counted: a peer that keeps opening and breaking
-                // sessions while it takes nothing of what this side sends would otherwise grow the queue for ever
-                if (!budget.take(octets.length + PENDING_OVERHEAD)) {
-                    Counters.increment(Counter.CONNECTIONS_LOST);
-                    socket.abort();
-                    lose("the peer leaves " + pendingControlOctets() + " octets of session control answers unsent "
-                            + "and asks for more: " + budget.refusal());
-                    return;
-                }
-                pendingControl.add(octets);
-                waitForRoom();
-            }
-        }
-
-        private long pendingControlOctets() {
-            long octets = 0;
-            for (byte[] pending : pendingControl) {
-                octets += pending.length + PENDING_OVERHEAD;
-            }
-            return octets;
-        }
-
-        private int transmit(byte[] octets, int ppid) {
-            MemorySegment.copy(MemorySegment.ofArray(octets), 0, sendBuffer, 0, octets.length);
-            try {
-                int sent = socket.send(sendBuffer, 0, octets.length, streamId, ppid, true);
-                if (sent != SctpSocket.WOULD_BLOCK) {
-                    tap.chunk(DdpAssociation.this, true, streamId, ppid, true, sendBuffer, octets.length);
-                    fill.flushed(); // it left at once, bundling off: the next chunk starts a packet
-                }
-                return sent;
-            } catch (IOException e) {
-                lose("send failed: " + e.getMessage());
-                return octets.length;
-            }
-        }
-
-        /** Asks to hear when the socket has room again. Owner thread. */
-        private void waitForRoom() {
-            if (!waiting) {
-                waiting = true;
-                waitingForRoom.add(this);
-            }
-        }
-
-        void writable() {
-            while (!pendingControl.isEmpty()) {
-                if (transmit(pendingControl.peekFirst(), DdpSctp.PPID_SESSION_CONTROL) == SctpSocket.WOULD_BLOCK) {
-                    waitForRoom();
-                    return;
-                }
-                budget.give(pendingControl.pollFirst().length + PENDING_OVERHEAD);
-            }
-            if (pressured && sink != null) {
-                pressured = false;
-                sink.onWritable();
-            }
-        }
-
-        // ------------------------------------------------------------------ LlpStream, for the engine
-
-        @Override
-        public LlpParameters parameters() {
-            return parameters;
-        }
-
-        /** The loop the session lives on: its association's. */
-        Loop loop() {
-            return loop;
-        }
-
-        @Override
-        public int mulpdu() {
-            return maxChunk - DdpSctp.DDP_SSN_LENGTH;
-        }
-
-        @Override
-        public int packetRoom() {
-            return fill.room() - DdpSctp.DDP_SSN_LENGTH;
-        }
-
-        @Override
-        public void start(LlpSink newSink) {
-            assert loop.inLoop() : "LLP stream called off its loop";
-            sink = newSink; // on the loop, before the next chunk is dispatched
-            started();
-            window.deliverHeld(process); // segments that overtook the Accept, held until the engine started
-        }
-
-        /** The engine started, or the session ended before it did: the association reads again. */
-        private void started() {
-            if (starting) {
-                starting = false;
-                awaitingStart--;
-                ready(); // what waits in the socket
-            }
-        }
-
-        @Override
-        public int send(MemorySegment header, long headerOffset, int headerLength, MemorySegment payload,
-                long payloadOffset, int payloadLength) {
-            assert loop.inLoop() : "LLP stream called off its loop";
-            if (down || !machine.sending()) {
-                return CLOSED; // after the Session Terminate nothing more goes out (RFC 5043 §6.2)
-            }
-            int length = DdpSctp.DDP_SSN_LENGTH + headerLength + payloadLength;
-            if (length > maxChunk) {
-                // RFC 5043 §9: segments over the advertised maximum are refused, never fragmented
-                throw new IllegalArgumentException("segment of " + (length - 2) + " octets exceeds " + mulpdu());
-            }
-            if (!pendingControl.isEmpty() || !sendHeld(true)) { // the one before this goes first, bundled
-                pressured = true;
-                waitForRoom();
-                return BACK_PRESSURED;
-            }
-            if (down) {
-                return CLOSED;
-            }
-            Wire.putU16(sendBuffer, 0, txSsn);
-            MemorySegment.copy(header, headerOffset, sendBuffer, DdpSctp.DDP_SSN_LENGTH, headerLength);
-            MemorySegment.copy(payload, payloadOffset, sendBuffer, DdpSctp.DDP_SSN_LENGTH + headerLength,
-                    payloadLength);
-            MemorySegment built = sendBuffer; // held until the next segment or the engine's flush
-            sendBuffer = heldBuffer;
-            heldBuffer = built;
-            heldLength = length;
-            heldStream = streamId;
-            heldBy = this;
-            fill.add(length);
-            txSsn = (txSsn + 1) & 0xFFFF;
-            return SENT;
-        }
-
-        /** Posts made in one turn of the application are sent together, so that the stack bundles them. */
-        @Override
-        public boolean gathers() {
-            return true;
-        }
-
-        /**
-         * The engine's burst ended: the held segment goes, with bundling off, and takes out with it what the stack
-         * held back meanwhile (a single segment goes at once, as without bundling). Owner thread.
-         */
-        @Override
-        public void flush() {
-            sendHeld(false); // a full socket keeps it: it goes when there is room (poll)
-        }
-
-        /** The engine closes: a Session Terminate follows the last segment (RFC 5043 §6.2). */
-        @Override
-        public void close() {
-            assert loop.inLoop() : "LLP stream called off its loop";
-            machine.close();
-        }
-
-        @Override
-        public void abort() {
-            assert loop.inLoop() : "LLP stream called off its loop";
-            if (machine.state() != SessionStateMachine.State.DRAINING) {
-                machine.abort();
-                draining();
-            }
-        }
-
-        void lost(String reason) {
-            machine.lost(reason);
-            window.reset(); // what it held goes back to the budget
-            for (byte[] pending = pendingControl.poll(); pending != null; pending = pendingControl.poll()) {
-                budget.give(pending.length + PENDING_OVERHEAD);
-            }
-            started();
-        }
-
-        // ------------------------------------------------------------------ receive
-
-        void onChunk(int length) {
-            if (length < DdpSctp.DDP_SSN_LENGTH) {
-                illegal("chunk of " + length + " octets has no DDP-SSN");
-                return;
-            }
-            if (!message.complete || length > maxChunk) {
-                illegal("chunk larger than the advertised " + maxChunk + " octets (" + DecodeStatus.SCTP_CHUNK_OVERSIZED
-                        + ")");
-                return;
-            }
-            if (!message.unordered) {
-                illegal("an ordered DATA chunk: RFC 5043 §10 wants the U bit on every one");
-                return;
-            }
-            int ppid = message.ppid;
-            if (ppid != DdpSctp.PPID_DDP_SEGMENT && ppid != DdpSctp.PPID_SESSION_CONTROL) {
-                illegal("PPID " + Integer.toUnsignedString(ppid) + " on a DDP association");
-                return;
-            }
-            int ssn = Wire.u16(receiveBuffer, 0);
-            if (ssn == 0 && ppid == DdpSctp.PPID_SESSION_CONTROL
-                    && machine.state() == SessionStateMachine.State.DRAINING && initiates(length)) {
-                machine.restart(); // the peer's new session: the stream is free, and the Initiate is taken below
-            }
-            switch (window.classify(ssn)) {
-                case DELIVER -> window.deliver(ppid, receiveBuffer, length, process);
-                case HOLD -> hold(ssn, ppid, length);
-                case DUPLICATE -> illegal("duplicate DDP-SSN " + ssn);
-                default -> illegal("DDP-SSN " + ssn + " while expecting " + window.expected());
-            }
-        }
-
-        /**
-         * On a draining stream: keeps only the DDP-SSN and function code of a chunk ahead of its turn, if the drain
-         * waits for the peer's Terminate; else, or past the budget, the chunk is dropped and counted.
-         */
-        private void holdMarker(int ssn, int ppid, int length) {
-            if (!machine.drainsToTerminate() || !window.hold(ssn, ppid, receiveBuffer, 0,
-                    Math.min(length, MARKER_OCTETS), false)) {
-                Counters.increment(Counter.EARLY_CHUNKS_REFUSED);
-            }
-        }
-
-        /** Whether the control chunk of {@code length} octets just received is an Initiate, plain or enhanced. */
-        private boolean initiates(int length) {
-            if (length < SessionControlChunk.PRIVATE_DATA_OFFSET) {
-                return false;
-            }
-            int code = Wire.u16(receiveBuffer, SessionControlChunk.FUNCTION_CODE_OFFSET);
-            return code == FunctionCode.INITIATE.wire() || code == FunctionCode.ENHANCED_INITIATE.wire();
-        }
-
-        /**
-         * A chunk ahead of its turn ({@code ssn} is within the window): kept until then only for a session this side
-         * takes part in, and only within the budget (RFC 5043 §10: nothing allocated for a DDP-SSN not shown valid).
-         * Past the budget the session ends with a Terminate, as for an invalid DDP-SSN (§10 allows it), rather than
-         * the association being throttled: the chunk that fills the gap arrives behind the early ones in the socket,
-         * so a reader that stopped reading would never reach it (SCTP takes a gap-filling chunk even into a closed
-         * window, RFC 9260 §6.2, but it would wait behind what nobody reads). A draining stream keeps only each
-         * chunk's DDP-SSN and function code, to know when the peer's Terminate has come in its turn.
-         */
-        private void hold(int ssn, int ppid, int length) {
-            if (machine.state() == SessionStateMachine.State.DRAINING) {
-                holdMarker(ssn, ppid, length);
-                return;
-            }
-            if (!machine.holdsEarly()) {
-                Counters.increment(Counter.EARLY_CHUNKS_REFUSED);
-                illegal("DDP-SSN " + ssn + " ahead of " + window.expected() + " in state " + machine.state()
-                        + ": nothing is kept for a session not open (RFC 5043 §10)");
-                return;
-            }
-            if (!window.hold(ssn, ppid, receiveBuffer, 0, length, false)) {
-                Counters.increment(Counter.EARLY_CHUNKS_REFUSED);
-                illegal("DDP-SSN " + ssn + " is " + window.distance(ssn) + " ahead of " + window.expected()
-                        + " and cannot be kept: " + budget.refusal());
-                holdMarker(ssn, ppid, length); // the drain still needs to see it come
-                return;
-            }
-            // tagged payload is placed as it arrives (RFC 5043 §10), once the chunk is kept for its turn
-            if (ppid == DdpSctp.PPID_DDP_SEGMENT && sink != null && machine.sending()
-                    && placer.place(sink, receiveBuffer, DdpSctp.DDP_SSN_LENGTH, length - DdpSctp.DDP_SSN_LENGTH)) {
-                window.placed(ssn);
-            }
-        }
-
-        private void process(int ppid, MemorySegment chunk, int length, boolean placed) {
-            boolean wasDraining = machine.state() == SessionStateMachine.State.DRAINING;
-            if (ppid == DdpSctp.PPID_DDP_SEGMENT) {
-                if (machine.segment(streamId)) {
-                    if (sink == null) {
-                        illegal("a DDP segment on stream " + streamId + " before its queue pair took it");
-                        return;
-                    }
-                    sink.onSegment(chunk, DdpSctp.DDP_SSN_LENGTH, length - DdpSctp.DDP_SSN_LENGTH, placed);
-                } else if (!wasDraining) {
-                    lastIllegal = machine.lastIllegal();
-                    draining();
-                }
-                return;
-            }
-            SessionControl control;
-            try {
-                control = SessionControlChunk.decode(chunk, 0, length).message();
-            } catch (MalformedFrameException e) {
-                illegal("session control: " + e.getMessage());
-                return;
-            }
-            machine.received(control);
-            lastIllegal = machine.lastIllegal();
-            if (!wasDraining) {
-                draining();
-            }
-        }
-
-        /** A chunk fits no legal sequence: the machine ends the session. */
-        private void illegal(String reason) {
-            if (machine.state() == SessionStateMachine.State.DRAINING) {
-                return; // ended already: the rest of the session is dropped
-            }
-            machine.illegal(reason);
-            lastIllegal = machine.lastIllegal();
-            draining();
-        }
-
-        /**
-         * The session is over for this side, the stream drains: of what it holds, only the DDP-SSNs and function
-         * codes still matter (when the peer's Terminate comes in its turn), and nothing at all when no Terminate
-         * will come.
-         */
-        private void draining() {
-            if (machine.drainsToTerminate()) {
-                window.keepOnly(MARKER_OCTETS);
-            } else if (machine.state() == SessionStateMachine.State.DRAINING) {
-                window.reset();
-            }
-        }
     }
 }

@@ -213,7 +213,7 @@ public final class SctpConnectionManager implements ConnectionManager {
     }
 
     @SuppressWarnings("checkstyle:IllegalCatch") // the application's handler: whatever it throws is its bug
-    private void onInitiate(DdpAssociation association, DdpAssociation.Session session, SessionControl initiate,
+    private void onInitiate(DdpAssociation association, DdpStreamSession session, SessionControl initiate,
             Consumer<ConnectionRequest> handler) {
         if (association.pendingUlp() > limits.pendingPerAssociation()) {
             refused("an Initiate on " + session + " got a Session Terminate: " + limits.pendingPerAssociation()
@@ -274,7 +274,7 @@ public final class SctpConnectionManager implements ConnectionManager {
                     connectVia(route, qp, options, result);
                     return;
                 }
-                DdpAssociation.Session session = association.idleSession();
+                DdpStreamSession session = association.idleSession();
                 if (session == null) {
                     outbound.remove(route, pending);
                     connectVia(route, qp, options, result);
@@ -351,7 +351,7 @@ public final class SctpConnectionManager implements ConnectionManager {
     }
 
     /** Sends the Initiate on an idle session. Owner thread of the association. */
-    private void initiate(DdpAssociation.Session session, QueuePair qp, ConnectOptions options,
+    private void initiate(DdpStreamSession session, QueuePair qp, ConnectOptions options,
             CompletableFuture<Connection> result) {
         EnhancedConnectionData offer = null;
         SessionControl initiate;
@@ -365,7 +365,7 @@ public final class SctpConnectionManager implements ConnectionManager {
         session.initiate(initiate, response -> onResponse(session, qp, options, response, result));
     }
 
-    private void onResponse(DdpAssociation.Session session, QueuePair qp, ConnectOptions options,
+    private void onResponse(DdpStreamSession session, QueuePair qp, ConnectOptions options,
             SessionControl response, CompletableFuture<Connection> result) {
         if (response == null) {
             result.completeExceptionally(new IOException("the association or the session failed during setup"));
@@ -390,7 +390,7 @@ public final class SctpConnectionManager implements ConnectionManager {
         }
     }
 
-    private void accepted(DdpAssociation.Session session, QueuePair qp, ConnectOptions options,
+    private void accepted(DdpStreamSession session, QueuePair qp, ConnectOptions options,
             SessionControl accept, EnhancedConnectionData answer, CompletableFuture<Connection> result) {
         int ird = options.ird();
         int ord = options.ord();
@@ -448,12 +448,12 @@ public final class SctpConnectionManager implements ConnectionManager {
     /** An Initiate waiting for the ULP. */
     private static final class Request implements ConnectionRequest {
         private final DdpAssociation association;
-        private final DdpAssociation.Session session;
+        private final DdpStreamSession session;
         private final SessionControl initiate;
         private final EnhancedConnectionData offer;
         private final AtomicBoolean answered = new AtomicBoolean();
 
-        Request(DdpAssociation association, DdpAssociation.Session session, SessionControl initiate) {
+        Request(DdpAssociation association, DdpStreamSession session, SessionControl initiate) {
             this.association = association;
             this.session = session;
             this.initiate = initiate;

@@ -7,7 +7,7 @@ import org.rddp.verbs.Counters;
 /**
  * The session control of one DDP stream (RFC 5043 §6, with the enhanced messages of RFC 6581 §7): which session
  * control messages and DDP segments are legal in which state, and what each one does. It decides; its I/O shell
- * ({@link DdpAssociation.Session}) carries out the {@link Effects}. A message that fits no legal sequence ends the
+ * ({@link DdpStreamSession}) carries out the {@link Effects}. A message that fits no legal sequence ends the
  * session with a Session Terminate, and so does an abort; the stream then drains until the peer's Terminate has come
  * in its turn, so that it is not reused while chunks of the old session may be in flight (§6.6). A stream that drains
  * after a chunk that came with no session open (there is no Terminate to wait for) takes a new session again when

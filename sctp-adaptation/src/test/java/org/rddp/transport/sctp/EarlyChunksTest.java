@@ -182,7 +182,7 @@ class EarlyChunksTest {
      */
     @Test
     void aStreamIsReusedOnlyOnceNothingOfItsLastSessionIsOutstanding() {
-        DdpAssociation.Session first = association.idleSession();
+        DdpStreamSession first = association.idleSession();
         assertThat(first.streamId).isZero();
         first.initiate(new SessionControl.Initiate(PrivateData.EMPTY), answer -> { });
         socket.arrive(0, 0, new SessionControl.Accept(PrivateData.EMPTY));
@@ -246,7 +246,7 @@ class EarlyChunksTest {
      */
     @Test
     void segmentsThatOvertookTheAcceptWaitForTheEngineToStart() {
-        DdpAssociation.Session session = association.idleSession();
+        DdpStreamSession session = association.idleSession();
         session.initiate(new SessionControl.Initiate(PrivateData.EMPTY), answer -> session.bind(
                 new org.rddp.llp.LlpParameters(1, 1, org.rddp.rdmap.RtrType.NONE, org.rddp.rdmap.RtrType.NONE, false,
                         org.rddp.ddp.DdpSegment.DDP_VERSION, org.rddp.rdmap.RdmapControl.RDMAP_VERSION,

@@ -51,7 +51,7 @@ class SessionControlFuzzTest {
         try {
             DdpAssociation association = new DdpAssociation(socket, loop, down -> { }, ChunkTap.NONE,
                     new AssociationBudget(SctpLimits.HELD_PER_ASSOCIATION, AssociationBudget.Shared.NONE));
-            List<DdpAssociation.Session> pending = new ArrayList<>();
+            List<DdpStreamSession> pending = new ArrayList<>();
             association.start((session, initiate) -> {
                 if (defer) {
                     pending.add(session);
@@ -109,8 +109,8 @@ class SessionControlFuzzTest {
 
     /** A local action on {@code stream}: what the ULP or the engine may do at any time. */
     private static void act(DdpAssociation association, int stream, byte[] octets,
-            List<DdpAssociation.Session> pending, boolean reject) {
-        DdpAssociation.Session session = association.session(stream);
+            List<DdpStreamSession> pending, boolean reject) {
+        DdpStreamSession session = association.session(stream);
         int action = octets.length > 0 ? octets[0] & 7 : 0;
         switch (action) {
             case 0 -> {
@@ -129,7 +129,7 @@ class SessionControlFuzzTest {
                 }
             }
             case 3 -> {
-                for (DdpAssociation.Session waiting : pending) {
+                for (DdpStreamSession waiting : pending) {
                     if (waiting.state() == SessionStateMachine.State.PENDING_ULP) {
                         waiting.answer(answer(new SessionControl.Initiate(PrivateData.EMPTY), reject));
                     }
