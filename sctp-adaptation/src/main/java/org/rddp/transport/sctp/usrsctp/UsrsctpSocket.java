@@ -127,7 +127,7 @@ final class UsrsctpSocket extends NativeSctpSocket {
         noDelay.set(JAVA_INT, 0, on ? 0 : 1);
         calls.enter();
         try {
-            UsrsctpStack.setsockopt(socket, sendState, Usrsctp.SCTP_NODELAY, noDelay, "SCTP_NODELAY");
+            SocketSetup.setsockopt(socket, sendState, Usrsctp.SCTP_NODELAY, noDelay, "SCTP_NODELAY");
         } finally {
             calls.exit();
         }
