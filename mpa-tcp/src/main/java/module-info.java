@@ -11,5 +11,5 @@ module org.rddp.transport.mpa {
     // a hand-driven peer for the session-control checks, not for applications
     exports org.rddp.transport.mpa.raw to org.rddp.check;
 
-    provides org.rddp.verbs.TransportProvider with org.rddp.transport.mpa.MpaTransportProvider;
+    provides org.rddp.verbs.spi.TransportProvider with org.rddp.transport.mpa.MpaTransportProvider;
 }

@@ -13,5 +13,5 @@ module org.rddp.transport.sctp {
     // a hand-driven peer for the session-control checks, not for applications
     exports org.rddp.transport.sctp.raw to org.rddp.check;
 
-    provides org.rddp.verbs.TransportProvider with org.rddp.transport.sctp.SctpTransportProvider;
+    provides org.rddp.verbs.spi.TransportProvider with org.rddp.transport.sctp.SctpTransportProvider;
 }

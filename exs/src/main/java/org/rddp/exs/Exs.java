@@ -12,7 +12,7 @@ import org.rddp.verbs.Access;
 import org.rddp.verbs.ConnectionManager;
 import org.rddp.verbs.ProtectionDomain;
 import org.rddp.verbs.RdmaDevice;
-import org.rddp.verbs.TransportProvider;
+import org.rddp.verbs.Transports;
 
 /**
  * The Extended Sockets API over this stack ({@code exs_init}): one per transport a program uses. It registers
@@ -66,14 +66,9 @@ public final class Exs implements AutoCloseable {
     public static Exs open(URI local, Progress progress) throws IOException {
         String scheme = local.getScheme() == null || local.getScheme().equals("exs") ? defaultScheme()
                 : local.getScheme();
-        TransportProvider provider = TransportProvider.forScheme(scheme);
-        String unavailable = provider.unavailable();
-        if (unavailable != null) {
-            throw new IOException("the " + scheme + " transport cannot run here: " + unavailable);
-        }
         InetAddress address = local.getHost() == null ? InetAddress.getLoopbackAddress()
                 : InetAddress.getByName(local.getHost());
-        return new Exs(provider.open(address, progress), provider.scheme(), true,
+        return new Exs(Transports.open(scheme, address, progress), scheme.toLowerCase(java.util.Locale.ROOT), true,
                 progress.isManual() ? Thread.currentThread() : null);
     }
 
@@ -82,12 +77,7 @@ public final class Exs implements AutoCloseable {
      * else {@code mpa}.
      */
     public static String defaultScheme() {
-        for (TransportProvider provider : TransportProvider.installed()) {
-            if (provider.scheme().equals("sctp") && provider.unavailable() == null) {
-                return "sctp";
-            }
-        }
-        return "mpa";
+        return Transports.schemes().contains("sctp") && Transports.unavailable("sctp") == null ? "sctp" : "mpa";
     }
 
     /** The transport's URI scheme, or null for one given as a connection manager. */

@@ -1,8 +1,9 @@
-package org.rddp.verbs;
+package org.rddp.llp;
 
 /**
- * What the process counts ({@link Counters}): what peers were refused, what they sent that broke a protocol, which
- * connections ended in a Terminate or were lost, and what the LLP had to send again.
+ * What is counted ({@link Counters}, per connection manager and for the process): what peers were refused, what
+ * they sent that broke a protocol, which connections ended in a Terminate or were lost, and what the LLP had to send
+ * again.
  */
 public enum Counter {
     /** Incoming connections or associations refused before a ULP saw them: limits, or not RDDP at all. */

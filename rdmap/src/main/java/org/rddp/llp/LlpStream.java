@@ -93,6 +93,14 @@ public interface LlpStream {
     }
 
     /**
+     * The counters this stream's events go to: its connection manager's ({@link Counters#create}), by default the
+     * process's.
+     */
+    default Counters counters() {
+        return Counters.process();
+    }
+
+    /**
      * Closes gracefully: segments already sent, held back ones included, are delivered, then the peer sees the
      * close. The sink gets {@link LlpSink#onClosed} when the stream is down in both directions. Owner thread.
      */

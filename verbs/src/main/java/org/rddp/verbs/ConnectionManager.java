@@ -33,6 +33,19 @@ public interface ConnectionManager extends AutoCloseable {
         return java.util.List.of();
     }
 
+    /**
+     * Its counters ({@link org.rddp.llp.Counter}): what it refused, what its peers broke, its connections' Terminates
+     * and losses. Its {@link ConnectionManagerView} shows the same through JMX while it is open.
+     */
+    default java.util.Map<org.rddp.llp.Counter, Long> counters() {
+        return org.rddp.llp.Counters.process().snapshot();
+    }
+
+    /** The statistics of the queue pairs it connected that the application still holds. */
+    default java.util.List<QpStatistics> statistics() {
+        return java.util.List.of();
+    }
+
     /** Stops listening everywhere and releases the transport, ending the connections it set up. */
     @Override
     void close() throws IOException;

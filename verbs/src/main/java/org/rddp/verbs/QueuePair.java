@@ -2,28 +2,44 @@ package org.rddp.verbs;
 
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLongArray;
 import org.jctools.queues.MpmcArrayQueue;
 import org.rddp.engine.RdmapEngine;
 import org.rddp.engine.ReceiveWork;
 import org.rddp.engine.SendWork;
 import org.rddp.engine.StagResolver;
 import org.rddp.engine.WorkQueues;
+import org.rddp.llp.Counter;
+import org.rddp.llp.Counters;
 import org.rddp.llp.LlpStream;
 import org.rddp.llp.PlacementTarget;
 import org.rddp.loop.Loop;
 import org.rddp.rdmap.RdmapOpcode;
 import org.rddp.rdmap.TerminateHeader;
+import org.rddp.verbs.internal.VerbsAccess;
 
 /**
  * A queue pair ({@code ibv_qp}) with the iWARP states IDLE, RTS, CLOSING, TERMINATE and ERROR. Posting is
  * thread-safe and allocates nothing; the protocol runs on the loop of the LLP stream a connection manager
- * attaches with {@link #attach}.
+ * attaches it to ({@link org.rddp.verbs.spi.ManagedQueuePairs#attach}).
  *
  * <p>Legal transitions the consumer may ask for with {@link #modify}: IDLE to ERROR, RTS to CLOSING (graceful
  * disconnect), RTS, CLOSING or TERMINATE to ERROR (abort), and ERROR to IDLE (reset, once the stream is down).
  * IDLE to RTS happens through a connection manager; the protocol itself moves to TERMINATE and ERROR.
  */
 public final class QueuePair {
+    private static final int SENDS = 0;
+    private static final int OCTETS_SENT = 1;
+    private static final int RECEIVES = 2;
+    private static final int OCTETS_RECEIVED = 3;
+    private static final int TERMINATE_SENT = 4;
+    private static final int TERMINATE_RECEIVED = 5;
+    private static final int LOST = 6;
+
+    static {
+        VerbsAccess.install(QueuePair::attach);
+    }
+
     private final ProtectionDomain pd;
     private final QpAttributes attributes;
     private final int number;
@@ -37,6 +53,9 @@ public final class QueuePair {
     private volatile LlpStream stream;
     private volatile Loop loop;
     private final CompletableFuture<QpEvent> established = new CompletableFuture<>();
+    /** What {@link #statistics} reads: written by the loop alone (an ordered store), read by any thread. */
+    private final AtomicLongArray traffic = new AtomicLongArray(LOST + 1);
+    private volatile Counters counters = Counters.process();
 
     QueuePair(ProtectionDomain pd, QpAttributes attributes) {
         this.pd = pd;
@@ -81,7 +100,7 @@ public final class QueuePair {
         return state;
     }
 
-    /** The LLP stream attached, or null before {@link #attach}. */
+    /** The LLP stream attached, or null before a connection manager attached it. */
     public LlpStream stream() {
         return stream;
     }
@@ -192,28 +211,46 @@ public final class QueuePair {
         }
     }
 
-    /** The loop its stream lives on, or null before {@link #attach}. */
+    /** The loop its stream lives on, or null before a connection manager attached it. */
     public Loop loop() {
         return loop;
     }
 
     /**
-     * Connection managers only: binds the queue pair to an established LLP stream, which lives on {@code on}, and
-     * moves it to RTS; the engine starts on that loop (a manual one runs when its thread polls or waits on a
-     * completion queue).
+     * Binds the queue pair to an established LLP stream, which lives on {@code on}, and moves it to RTS; the engine
+     * starts on that loop (a manual one runs when its thread polls or waits on a completion queue). For connection
+     * managers, through {@link org.rddp.verbs.spi.ManagedQueuePairs#attach}.
      *
      * @throws IllegalStateException unless the queue pair is IDLE
      */
-    public synchronized void attach(LlpStream llp, Loop on) {
+    private static void attach(QueuePair qp, LlpStream llp, Loop on) {
+        qp.attachTo(llp, on);
+    }
+
+    private synchronized void attachTo(LlpStream llp, Loop on) {
         if (state != QpState.IDLE || engine != null) {
             throw new IllegalStateException("queue pair " + number + " is " + state + ", attach needs IDLE");
         }
         RdmapEngine created = new RdmapEngine(llp, on, glue, glue);
+        counters = llp.counters();
         stream = llp;
         loop = on;
         engine = created;
         state = QpState.RTS;
         created.start();
+    }
+
+    /** What it did so far ({@link QpStatistics}). Any thread. */
+    public QpStatistics statistics() {
+        return new QpStatistics(number, state, traffic.get(SENDS), traffic.get(OCTETS_SENT), traffic.get(RECEIVES),
+                traffic.get(OCTETS_RECEIVED), traffic.get(TERMINATE_SENT) != 0, traffic.get(TERMINATE_RECEIVED) != 0,
+                traffic.get(LOST) != 0);
+    }
+
+    /** Adds {@code octets} to one of {@link #traffic}'s pairs: the loop is its only writer. */
+    private void count(int operations, long octets) {
+        traffic.lazySet(operations, traffic.get(operations) + 1);
+        traffic.lazySet(operations + 1, traffic.get(operations + 1) + octets);
     }
 
     /** Completes when the stream is established (or exceptionally if it failed first). */
@@ -260,6 +297,9 @@ public final class QueuePair {
                 bind.clear();
             }
             sendFree.offer(work);
+            if (status == WcStatus.SUCCESS) {
+                count(SENDS, byteLength);
+            }
             if (complete) {
                 attributes.sendCq().push(wrId, status, wcOpcode, byteLength, number, 0, false);
             }
@@ -274,6 +314,9 @@ public final class QueuePair {
                 srq.recycle(work);
             } else {
                 receiveFree.offer(work);
+            }
+            if (outcome == org.rddp.engine.WcStatus.SUCCESS) {
+                count(RECEIVES, byteLength);
             }
             attributes.receiveCq().push(wrId, Vocabulary.status(outcome), WcOpcode.RECV, byteLength, number,
                     invalidatedStag, opcode != null && opcode.solicitedEvent());
@@ -314,16 +357,21 @@ public final class QueuePair {
             QpEvent event = Vocabulary.event(engineEvent);
             switch (event) {
                 case ESTABLISHED -> established.complete(event);
-                case TERMINATE_SENT -> Counters.increment(Counter.TERMINATES_SENT);
-                case TERMINATE_RECEIVED -> Counters.increment(Counter.TERMINATES_RECEIVED);
-                case CONNECTION_LOST -> Counters.increment(Counter.CONNECTIONS_LOST);
+                case TERMINATE_SENT -> counted(TERMINATE_SENT, Counter.TERMINATES_SENT);
+                case TERMINATE_RECEIVED -> counted(TERMINATE_RECEIVED, Counter.TERMINATES_RECEIVED);
+                case CONNECTION_LOST -> counted(LOST, Counter.CONNECTIONS_LOST);
                 default -> { }
             }
             try {
                 attributes.eventHandler().onEvent(QueuePair.this, event, terminate, detail);
             } catch (RuntimeException e) { // the engine that reported the event must still finish what it does
-                Counters.callbackFailed(e);
+                counters.callbackFailed(e);
             }
+        }
+
+        private void counted(int flag, Counter counter) {
+            traffic.lazySet(flag, 1);
+            counters.increment(counter);
         }
 
         @Override

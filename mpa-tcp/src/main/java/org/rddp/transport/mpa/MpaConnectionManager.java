@@ -23,12 +23,14 @@ import org.rddp.loop.Progress;
 import org.rddp.mpa.MpaFpdu;
 import org.rddp.verbs.ConnectOptions;
 import org.rddp.verbs.Connection;
-import org.rddp.verbs.Counter;
-import org.rddp.verbs.Counters;
+import org.rddp.llp.Counter;
+import org.rddp.llp.Counters;
 import org.rddp.verbs.ConnectionManager;
 import org.rddp.verbs.ConnectionRequest;
 import org.rddp.verbs.Listener;
+import org.rddp.verbs.QpStatistics;
 import org.rddp.verbs.QueuePair;
+import org.rddp.verbs.spi.ManagedQueuePairs;
 import org.rddp.wire.DecodeStatus;
 import org.rddp.wire.MalformedFrameException;
 
@@ -77,6 +79,8 @@ public final class MpaConnectionManager implements ConnectionManager {
     private final java.util.concurrent.atomic.AtomicInteger nextLoop = new java.util.concurrent.atomic.AtomicInteger();
     private final MpaInitiatorStartup initiator;
     private final MpaResponderStartup responder;
+    /** Its counters, its queue pairs and its MBean. */
+    private final ManagedQueuePairs managed;
 
     /** A manager running MPA as {@code mpa} says, connecting from {@code localAddress}, on one loop of its own. */
     public MpaConnectionManager(MpaOptions mpa, InetAddress localAddress) {
@@ -91,6 +95,7 @@ public final class MpaConnectionManager implements ConnectionManager {
         this.mpa = mpa;
         this.localAddress = localAddress;
         this.admission = new StartupAdmission(mpa);
+        this.managed = new ManagedQueuePairs("mpa", localAddress);
         this.loops = progress.open("mpa-loop", SelectorPoller::new);
         this.initiator = new MpaInitiatorStartup(this);
         this.responder = new MpaResponderStartup(this);
@@ -115,14 +120,14 @@ public final class MpaConnectionManager implements ConnectionManager {
         startup.handOver();
         SocketChannel channel = startup.channel();
         MpaStream stream = new MpaStream(channel, (SelectorPoller) loop.poller(), parameters, mulpdu, markersOut,
-                markersIn, crc, mpa, streams::remove);
+                markersIn, crc, mpa, managed.counters(), streams::remove);
         streams.put(stream, loop);
         if (LOG.isLoggable(System.Logger.Level.DEBUG)) {
             LOG.log(System.Logger.Level.DEBUG, "{0}: connection with {1} in Full Operation (markers {2}/{3}, CRC {4}, "
                     + "IRD {5}, ORD {6})", stream, channel.socket().getRemoteSocketAddress(), markersOut ? "out" : "-",
                     markersIn ? "in" : "-", crc ? "on" : "off", parameters.ird(), parameters.ord());
         }
-        qp.attach(stream, loop);
+        managed.attach(qp, stream, loop);
     }
 
     /** The options every connection runs with. */
@@ -230,9 +235,9 @@ public final class MpaConnectionManager implements ConnectionManager {
 
     /** Records and reports a connection refused before its Request reached the ULP. */
     void refuse(SocketAddress peer, Exception e) {
-        Counters.increment(Counter.CONNECTIONS_REFUSED);
+        counting().increment(Counter.CONNECTIONS_REFUSED);
         if (e instanceof MalformedFrameException || e instanceof SocketTimeoutException) {
-            Counters.increment(Counter.MALFORMED_SETUPS);
+            counting().increment(Counter.MALFORMED_SETUPS);
         }
         Refusal refusal = new Refusal(peer, describe(e, "Request"), e instanceof MalformedFrameException malformed
                 && malformed.status() != DecodeStatus.MPA_BAD_KEY
@@ -304,5 +309,21 @@ public final class MpaConnectionManager implements ConnectionManager {
         for (Loop loop : loops) {
             loop.close(); // runs the aborts queued above first
         }
+        managed.close();
+    }
+
+    /** The counters its parts count into. */
+    Counters counting() {
+        return managed.counters();
+    }
+
+    @Override
+    public java.util.Map<Counter, Long> counters() {
+        return managed.counters().snapshot();
+    }
+
+    @Override
+    public java.util.List<QpStatistics> statistics() {
+        return managed.statistics();
     }
 }

@@ -31,9 +31,9 @@ import org.rddp.rdmap.TerminateHeader;
 import org.rddp.verbs.ConnectOptions;
 import org.rddp.verbs.Connection;
 import org.rddp.verbs.ConnectionRejectedException;
-import org.rddp.verbs.Counter;
-import org.rddp.verbs.Counters;
+import org.rddp.llp.Counter;
 import org.rddp.verbs.QueuePair;
+import org.rddp.verbs.spi.ManagedQueuePairs;
 import org.rddp.wire.MalformedFrameException;
 
 /**
@@ -99,7 +99,7 @@ final class MpaInitiatorStartup {
                     initiate(qp, loop, remote, options, true, result); // RFC 6581 §10: an RFC 5044 responder closed
                 } else {
                     if (failure instanceof MalformedFrameException || failure instanceof SocketTimeoutException) {
-                        Counters.increment(Counter.MALFORMED_SETUPS);
+                        manager.counting().increment(Counter.MALFORMED_SETUPS);
                     }
                     result.completeExceptionally(initiatorFailure(failure, enhanced));
                 }
@@ -183,7 +183,7 @@ final class MpaInitiatorStartup {
             terminate(startup, MpaError.LOCAL_CATASTROPHIC, markersOut, crc);
             throw new IOException("could not set up the stream after the Reply: " + e.getMessage(), e);
         }
-        Connection.establish(qp, parameters, result);
+        ManagedQueuePairs.establish(qp, parameters, result);
     }
 
     /**

@@ -29,8 +29,8 @@ import org.rddp.rdmap.RtrType;
 import org.rddp.verbs.AcceptOptions;
 import org.rddp.verbs.Connection;
 import org.rddp.verbs.ConnectionRequest;
-import org.rddp.verbs.Counters;
 import org.rddp.verbs.QueuePair;
+import org.rddp.verbs.spi.ManagedQueuePairs;
 import org.rddp.wire.DecodeStatus;
 import org.rddp.wire.MalformedFrameException;
 import org.rddp.wire.PrivateData;
@@ -95,7 +95,8 @@ final class MpaResponderStartup {
                 try {
                     handler.accept(new Request(admitted, loop, from, request));
                 } catch (RuntimeException e) {
-                    Counters.callbackFailed(e); // counted, seen; rethrown, it ends the startup: the connection closes
+                    // counted, seen; rethrown, it ends the startup: the connection closes
+                    manager.counting().callbackFailed(e);
                     throw e;
                 }
             });
@@ -225,7 +226,7 @@ final class MpaResponderStartup {
                     startup.fail(e);
                     return;
                 }
-                Connection.establish(qp, parameters, result);
+                ManagedQueuePairs.establish(qp, parameters, result);
             });
         }
 

@@ -17,8 +17,8 @@ import org.rddp.mpa.MpaDeframer;
 import org.rddp.mpa.MpaFpdu;
 import org.rddp.mpa.MpaFramer;
 import org.rddp.wire.DecodeStatus;
-import org.rddp.verbs.Counter;
-import org.rddp.verbs.Counters;
+import org.rddp.llp.Counter;
+import org.rddp.llp.Counters;
 
 /**
  * One DDP stream over one TCP connection in MPA Full Operation (RFC 5044 §4-§6, §8). FPDUs are made and taken apart
@@ -95,6 +95,7 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
     private final MpaDeframer deframer;
 
     private final java.util.function.Consumer<MpaStream> onShut;
+    private final Counters counters;
     private LlpSink sink;
     private volatile boolean down;
     private boolean receiveFailed;
@@ -130,12 +131,14 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
      * @param crc        CRCs are in use (either side's C bit)
      * @param poller     the I/O of the loop the stream lives on
      * @param timeouts   the idle, close and FPDU timeouts ({@link MpaOptions})
+     * @param counters   its connection manager's counters
      * @param onShut     told once the socket is closed, on the loop
      */
     MpaStream(SocketChannel channel, SelectorPoller poller, LlpParameters parameters, int mulpdu, boolean markersOut,
-            boolean markersIn, boolean crc, MpaOptions timeouts,
+            boolean markersIn, boolean crc, MpaOptions timeouts, Counters counters,
             java.util.function.Consumer<MpaStream> onShut) throws IOException {
         this.onShut = onShut;
+        this.counters = counters;
         this.idleNanos = timeouts.idleTimeout().toNanos();
         this.closeNanos = timeouts.closeTimeout().toNanos();
         this.fpduNanos = timeouts.fpduTimeout().toNanos();
@@ -151,6 +154,11 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
         this.poller = poller;
         channel.configureBlocking(false);
         channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
+    }
+
+    @Override
+    public Counters counters() {
+        return counters;
     }
 
     @Override
@@ -250,7 +258,7 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
             if (!receiveFailed) { // after an MPA error nothing is delivered (RFC 5044 §8): read only to see the close
                 DecodeStatus status = deframer.receive(in);
                 if (!status.ok()) {
-                    Counters.increment(Counter.MALFORMED_FPDUS);
+                    counters.increment(Counter.MALFORMED_FPDUS);
                     fail(status.terminateCause().orElse(MpaError.CRC_ERROR), deframer.detail());
                 }
                 if (fpduCheck == null && !deframer.idle()) {

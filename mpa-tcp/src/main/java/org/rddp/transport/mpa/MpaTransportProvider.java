@@ -3,7 +3,7 @@ package org.rddp.transport.mpa;
 import java.net.InetAddress;
 import org.rddp.loop.Progress;
 import org.rddp.verbs.ConnectionManager;
-import org.rddp.verbs.TransportProvider;
+import org.rddp.verbs.spi.TransportProvider;
 
 /** TCP/MPA as the transport named {@code mpa}, with the default options: it runs wherever TCP does. */
 public final class MpaTransportProvider implements TransportProvider {

@@ -22,8 +22,8 @@ import org.rddp.verbs.AcceptOptions;
 import org.rddp.verbs.CompletionQueue;
 import org.rddp.verbs.ConnectOptions;
 import org.rddp.verbs.Connection;
-import org.rddp.verbs.Counter;
-import org.rddp.verbs.Counters;
+import org.rddp.llp.Counter;
+import org.rddp.llp.Counters;
 import org.rddp.verbs.ConnectionRejectedException;
 import org.rddp.verbs.ConnectionRequest;
 import org.rddp.verbs.Listener;
@@ -108,7 +108,7 @@ class MpaLimitsTest {
                 Listener listener = server.listen(new InetSocketAddress(LOOPBACK, 0), requests::add)) {
             server.onRefusal(refusals::add);
             long threadsBefore = mpaThreads();
-            long refusedBefore = Counters.get(Counter.CONNECTIONS_REFUSED);
+            long refusedBefore = Counters.process().get(Counter.CONNECTIONS_REFUSED);
             List<Socket> silent = silent(listener, flooder, flood);
             for (int i = 0; i < flood - perSource; i++) {
                 MpaConnectionManager.Refusal refusal = refusals.poll(30, TimeUnit.SECONDS);
@@ -116,8 +116,11 @@ class MpaLimitsTest {
                 assertThat(refusal.reason()).contains("too many connections in startup from 127.0.0.3: 16");
             }
             assertThat(mpaThreads()).as("no thread per connection in startup").isEqualTo(threadsBefore);
-            assertThat(Counters.get(Counter.CONNECTIONS_REFUSED) - refusedBefore).as("counted")
+            assertThat(Counters.process().get(Counter.CONNECTIONS_REFUSED) - refusedBefore).as("counted")
                     .isGreaterThanOrEqualTo(flood - perSource);
+            assertThat(server.counters().get(Counter.CONNECTIONS_REFUSED)).as("by the manager that refused")
+                    .isGreaterThanOrEqualTo(flood - perSource);
+            assertThat(client.counters().get(Counter.CONNECTIONS_REFUSED)).as("not by another").isZero();
             int reset = 0;
             for (Socket socket : silent.subList(perSource, flood)) { // the kernel accepted them in order
                 reset += ended(socket) ? 1 : 0;
@@ -197,11 +200,12 @@ class MpaLimitsTest {
                 Listener listener = server.listen(new InetSocketAddress(LOOPBACK, 0), requests::add)) {
             connectAccepted(client, listener, pd.createQueuePair(lostTo(cq, clientLost)),
                     pd.createQueuePair(lostTo(cq, serverLost)));
-            long lostBefore = Counters.get(Counter.CONNECTIONS_LOST);
+            long lostBefore = Counters.process().get(Counter.CONNECTIONS_LOST);
             assertThat(serverLost.poll(30, TimeUnit.SECONDS)).as("the server's queue pair")
                     .contains("idle: nothing sent or received for 200 ms");
             assertThat(clientLost.poll(30, TimeUnit.SECONDS)).as("the client's, reset").isNotNull();
-            assertThat(Counters.get(Counter.CONNECTIONS_LOST)).isGreaterThanOrEqualTo(lostBefore + 1);
+            assertThat(Counters.process().get(Counter.CONNECTIONS_LOST)).isGreaterThanOrEqualTo(lostBefore + 1);
+            assertThat(server.counters().get(Counter.CONNECTIONS_LOST)).as("the server's own").isEqualTo(1);
             assertThat(MpaTransport.awaitRegistered(server, 1)).as("only the listener left on the loop").isEqualTo(1);
         }
     }

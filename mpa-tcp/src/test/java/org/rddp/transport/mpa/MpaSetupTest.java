@@ -47,8 +47,8 @@ import org.rddp.verbs.Access;
 import org.rddp.verbs.CompletionQueue;
 import org.rddp.verbs.ConnectOptions;
 import org.rddp.verbs.Connection;
-import org.rddp.verbs.Counter;
-import org.rddp.verbs.Counters;
+import org.rddp.llp.Counter;
+import org.rddp.llp.Counters;
 import org.rddp.verbs.ConnectionRejectedException;
 import org.rddp.verbs.ConnectionRequest;
 import org.rddp.verbs.Listener;
@@ -685,10 +685,10 @@ class MpaSetupTest {
             byte[] ulpdu = send(1, "corrupted".getBytes(StandardCharsets.US_ASCII));
             byte[] fpdu = crcFpdu(ulpdu);
             fpdu[fpdu.length - 1] ^= 0x01; // one bit of the CRC field
-            long malformed = Counters.get(Counter.MALFORMED_FPDUS);
+            long malformed = Counters.process().get(Counter.MALFORMED_FPDUS);
             peer.send(fpdu);
             assertBareTerminate(peer, MpaError.CRC_ERROR, true);
-            assertThat(Counters.get(Counter.MALFORMED_FPDUS)).as("counted").isEqualTo(malformed + 1);
+            assertThat(Counters.process().get(Counter.MALFORMED_FPDUS)).as("counted").isEqualTo(malformed + 1);
             peer.send(new byte[4096]); // more after the error: read and discarded
             peer.shutdownOutput();
             peer.awaitEof(); // our side closes (its FIN may go before the peer's arrives)

@@ -54,6 +54,11 @@ class MpaSplitStreamScenarioTest extends ScenarioSuite {
             }
 
             @Override
+            public java.util.List<org.rddp.verbs.QpStatistics> statistics() {
+                return direct.initiator().statistics();
+            }
+
+            @Override
             public void close() {
                 for (SplittingProxy proxy : proxies.values()) {
                     try {

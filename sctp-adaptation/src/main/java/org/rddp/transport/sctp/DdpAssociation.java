@@ -10,8 +10,8 @@ import java.util.function.Consumer;
 import org.rddp.loop.Loop;
 import org.rddp.sctp.DdpSctp;
 import org.rddp.sctp.SessionControl;
-import org.rddp.verbs.Counter;
-import org.rddp.verbs.Counters;
+import org.rddp.llp.Counter;
+import org.rddp.llp.Counters;
 import org.rddp.wire.Wire;
 
 /**
@@ -70,6 +70,8 @@ final class DdpAssociation {
     private final ChunkTap tap;
     /** What the sessions' chunks held ahead of their turn may take. Owner thread. */
     private final AssociationBudget budget;
+    /** Its connection manager's. */
+    private final Counters counters;
     /** The last illegal sequence seen, for diagnostics and tests. */
     volatile String lastIllegal;
     /** Shut the association down once no session is left on it (this side made it, for its queue pairs). */
@@ -91,8 +93,9 @@ final class DdpAssociation {
     static final int BUFFERS = 3;
 
     DdpAssociation(SctpSocket socket, Loop loop, Consumer<DdpAssociation> onDown, ChunkTap tap,
-            AssociationBudget budget) {
+            AssociationBudget budget, Counters counters) {
         this.tap = tap;
+        this.counters = counters;
         this.budget = budget;
         this.socket = socket;
         this.loop = loop;
@@ -104,6 +107,11 @@ final class DdpAssociation {
         this.heldBuffer = arena.allocate(maxChunk, 8);
         this.fill = new PacketFill(maxChunk);
         this.sessions = new DdpStreamSession[socket.streams()];
+    }
+
+    /** Its connection manager's counters, which its sessions count into. */
+    Counters counters() {
+        return counters;
     }
 
     /** Its name in messages: {@code sctp-3}. */
@@ -382,7 +390,7 @@ final class DdpAssociation {
     }
 
     private void refuse(String reason) {
-        Counters.increment(Counter.CONNECTIONS_REFUSED);
+        counters.increment(Counter.CONNECTIONS_REFUSED);
         validated.completeExceptionally(new IOException(reason));
         lose(reason);
         socket.abort();

@@ -12,8 +12,8 @@ import org.rddp.sctp.DdpSctp;
 import org.rddp.sctp.FunctionCode;
 import org.rddp.sctp.SessionControl;
 import org.rddp.sctp.SessionControlChunk;
-import org.rddp.verbs.Counter;
-import org.rddp.verbs.Counters;
+import org.rddp.llp.Counter;
+import org.rddp.llp.Counters;
 import org.rddp.wire.DecodeStatus;
 import org.rddp.wire.MalformedFrameException;
 import org.rddp.wire.Wire;
@@ -173,7 +173,7 @@ final class DdpStreamSession implements LlpStream, SessionStateMachine.Effects {
             // control is never lost; it waits for room, in order, counted: a peer that keeps opening and breaking
             // sessions while it takes nothing of what this side sends would otherwise grow the queue for ever
             if (!budget.take(octets.length + PENDING_OVERHEAD)) {
-                Counters.increment(Counter.CONNECTIONS_LOST);
+                counters().increment(Counter.CONNECTIONS_LOST);
                 association.abortNow("the peer leaves " + pendingControlOctets() + " octets of session control "
                         + "answers unsent and asks for more: " + budget.refusal());
                 return;
@@ -220,6 +220,11 @@ final class DdpStreamSession implements LlpStream, SessionStateMachine.Effects {
     }
 
     // ------------------------------------------------------------------ LlpStream, for the engine
+
+    @Override
+    public Counters counters() {
+        return association.counters();
+    }
 
     @Override
     public LlpParameters parameters() {
@@ -365,7 +370,7 @@ final class DdpStreamSession implements LlpStream, SessionStateMachine.Effects {
     private void holdMarker(int ssn, int ppid, MemorySegment chunk, int length) {
         if (!machine.drainsToTerminate() || !window.hold(ssn, ppid, chunk, 0,
                 Math.min(length, MARKER_OCTETS), false)) {
-            Counters.increment(Counter.EARLY_CHUNKS_REFUSED);
+            counters().increment(Counter.EARLY_CHUNKS_REFUSED);
         }
     }
 
@@ -393,13 +398,13 @@ final class DdpStreamSession implements LlpStream, SessionStateMachine.Effects {
             return;
         }
         if (!machine.holdsEarly()) {
-            Counters.increment(Counter.EARLY_CHUNKS_REFUSED);
+            counters().increment(Counter.EARLY_CHUNKS_REFUSED);
             illegal("DDP-SSN " + ssn + " ahead of " + window.expected() + " in state " + machine.state()
                     + ": nothing is kept for a session not open (RFC 5043 §10)");
             return;
         }
         if (!window.hold(ssn, ppid, chunk, 0, length, false)) {
-            Counters.increment(Counter.EARLY_CHUNKS_REFUSED);
+            counters().increment(Counter.EARLY_CHUNKS_REFUSED);
             illegal("DDP-SSN " + ssn + " is " + window.distance(ssn) + " ahead of " + window.expected()
                     + " and cannot be kept: " + budget.refusal());
             holdMarker(ssn, ppid, chunk, length); // the drain still needs to see it come

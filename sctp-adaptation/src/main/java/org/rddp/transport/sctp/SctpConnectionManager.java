@@ -32,10 +32,12 @@ import org.rddp.verbs.Connection;
 import org.rddp.verbs.ConnectionManager;
 import org.rddp.verbs.ConnectionRejectedException;
 import org.rddp.verbs.ConnectionRequest;
-import org.rddp.verbs.Counter;
-import org.rddp.verbs.Counters;
+import org.rddp.llp.Counter;
+import org.rddp.llp.Counters;
 import org.rddp.verbs.Listener;
+import org.rddp.verbs.QpStatistics;
 import org.rddp.verbs.QueuePair;
+import org.rddp.verbs.spi.ManagedQueuePairs;
 import org.rddp.wire.PrivateData;
 
 /**
@@ -53,6 +55,8 @@ public final class SctpConnectionManager implements ConnectionManager {
     private final SctpLimits limits;
     private volatile String lastRefusal;
     private final ChunkTap tap;
+    /** Its counters, its queue pairs and its MBean. */
+    private final ManagedQueuePairs managed;
     private final InetAddress localAddress;
     private final Loop[] loops;
     private final AtomicInteger nextLoop = new AtomicInteger();
@@ -106,20 +110,21 @@ public final class SctpConnectionManager implements ConnectionManager {
         this.limits = java.util.Objects.requireNonNull(limits, "limits");
         this.stack = java.util.Objects.requireNonNull(stack, "stack");
         this.localAddress = localAddress;
+        this.managed = new ManagedQueuePairs("sctp", localAddress);
         // null would fail on the first data chunk, on the loop, where nobody hears of it: the connection would hang
         java.util.Objects.requireNonNull(tap, "tap (ChunkTap.NONE for none)");
-        this.tap = tap == ChunkTap.NONE ? tap : guarded(tap);
+        this.tap = tap == ChunkTap.NONE ? tap : guarded(tap, managed.counters());
         this.loops = progress.open("sctp-loop", stack::newPoller);
     }
 
     /** {@code tap}, whose exceptions are the application's: counted and reported, never the association's end. */
     @SuppressWarnings("checkstyle:IllegalCatch") // whatever the application's tap throws is its bug
-    private static ChunkTap guarded(ChunkTap tap) {
+    private static ChunkTap guarded(ChunkTap tap, Counters counters) {
         return (association, outbound, streamId, ppid, unordered, chunk, length) -> {
             try {
                 tap.chunk(association, outbound, streamId, ppid, unordered, chunk, length);
             } catch (RuntimeException e) {
-                Counters.callbackFailed(e);
+                counters.callbackFailed(e);
             }
         };
     }
@@ -180,7 +185,7 @@ public final class SctpConnectionManager implements ConnectionManager {
             outbound.values().removeIf(future -> future.isDone() && !future.isCompletedExceptionally()
                     && future.join() == gone);
         }, tap, new AssociationBudget(limits.heldPerAssociation(), limits.memory() == Long.MAX_VALUE
-                ? AssociationBudget.Shared.NONE : heldShare));
+                ? AssociationBudget.Shared.NONE : heldShare), managed.counters());
         associations.add(association);
         return association;
     }
@@ -202,7 +207,7 @@ public final class SctpConnectionManager implements ConnectionManager {
 
     /** A refusal before the ULP heard of it: counted, kept as the last one, logged at DEBUG. */
     private void refused(String why) {
-        Counters.increment(Counter.CONNECTIONS_REFUSED);
+        managed.counters().increment(Counter.CONNECTIONS_REFUSED);
         lastRefusal = why;
         DdpAssociation.LOG.log(System.Logger.Level.DEBUG, why);
     }
@@ -226,7 +231,7 @@ public final class SctpConnectionManager implements ConnectionManager {
         try {
             handler.accept(request);
         } catch (RuntimeException e) {
-            Counters.callbackFailed(e);
+            managed.counters().callbackFailed(e);
             if (request.refuseUnanswered()) {
                 refused("an Initiate on " + session + " got a Session Terminate: the listener's handler threw " + e);
             }
@@ -424,8 +429,8 @@ public final class SctpConnectionManager implements ConnectionManager {
         LlpParameters parameters = new LlpParameters(ird, ord, rtr, RtrType.NONE, false, DdpSegment.DDP_VERSION,
                 RdmapControl.RDMAP_VERSION, options.privateData(), accept.privateData());
         session.bind(parameters);
-        qp.attach(session, session.loop());
-        Connection.establish(qp, parameters, result);
+        managed.attach(qp, session, session.loop());
+        ManagedQueuePairs.establish(qp, parameters, result);
     }
 
 
@@ -443,10 +448,21 @@ public final class SctpConnectionManager implements ConnectionManager {
         for (Loop loop : loops) {
             loop.close(); // runs the closes queued above first
         }
+        managed.close();
+    }
+
+    @Override
+    public Map<Counter, Long> counters() {
+        return managed.counters().snapshot();
+    }
+
+    @Override
+    public java.util.List<QpStatistics> statistics() {
+        return managed.statistics();
     }
 
     /** An Initiate waiting for the ULP. */
-    private static final class Request implements ConnectionRequest {
+    private final class Request implements ConnectionRequest {
         private final DdpAssociation association;
         private final DdpStreamSession session;
         private final SessionControl initiate;
@@ -508,8 +524,8 @@ public final class SctpConnectionManager implements ConnectionManager {
                         initiate.privateData());
                 session.answer(reply);
                 session.bind(parameters);
-                qp.attach(session, association.loop());
-                Connection.establish(qp, parameters, result);
+                managed.attach(qp, session, association.loop());
+                ManagedQueuePairs.establish(qp, parameters, result);
             });
             return result;
         }

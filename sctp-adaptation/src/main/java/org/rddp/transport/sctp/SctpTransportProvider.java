@@ -6,7 +6,7 @@ import org.rddp.loop.Progress;
 import org.rddp.transport.sctp.kernel.KernelSctpStack;
 import org.rddp.transport.sctp.usrsctp.UsrsctpStack;
 import org.rddp.verbs.ConnectionManager;
-import org.rddp.verbs.TransportProvider;
+import org.rddp.verbs.spi.TransportProvider;
 
 /**
  * SCTP as the transport named {@code sctp}, on the machine's preferred backend ({@link SctpStacks#preferred}): the

@@ -1,8 +1,8 @@
 package org.rddp.transport.sctp;
 
 import org.rddp.sctp.SessionControl;
-import org.rddp.verbs.Counter;
-import org.rddp.verbs.Counters;
+import org.rddp.llp.Counter;
+import org.rddp.llp.Counters;
 
 /**
  * The session control of one DDP stream (RFC 5043 §6, with the enhanced messages of RFC 6581 §7): which session
@@ -51,6 +51,11 @@ final class SessionStateMachine {
 
         /** The stream is free: the next session's DDP-SSNs start at 0 both ways (RFC 5043 §6.1). */
         void startedOver();
+
+        /** Where a chunk that fits no legal sequence is counted: the connection manager's counters. */
+        default Counters counters() {
+            return Counters.process();
+        }
     }
 
     private final Effects effects;
@@ -247,7 +252,7 @@ final class SessionStateMachine {
         if (state == State.DRAINING) {
             return; // already ended; waiting for the peer's Terminate
         }
-        Counters.increment(Counter.MALFORMED_SETUPS);
+        effects.counters().increment(Counter.MALFORMED_SETUPS);
         State was = state;
         if (was != State.CLOSING) {
             effects.send(new SessionControl.Terminate());

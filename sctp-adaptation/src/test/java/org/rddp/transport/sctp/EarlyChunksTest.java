@@ -12,8 +12,8 @@ import org.rddp.loop.Loop;
 import org.rddp.loop.Poller;
 import org.rddp.sctp.DdpSctp;
 import org.rddp.sctp.SessionControl;
-import org.rddp.verbs.Counter;
-import org.rddp.verbs.Counters;
+import org.rddp.llp.Counter;
+import org.rddp.llp.Counters;
 import org.rddp.wire.PrivateData;
 
 /**
@@ -45,7 +45,8 @@ class EarlyChunksTest {
 
     private void open(long held) {
         budget = new AssociationBudget(held, AssociationBudget.Shared.NONE);
-        association = new DdpAssociation(socket, loop, gone -> down.add("down"), ChunkTap.NONE, budget);
+        association = new DdpAssociation(socket, loop, gone -> down.add("down"), ChunkTap.NONE, budget,
+                Counters.create());
         association.start((session, initiate) -> {
             initiates.add(initiate);
             session.answer(new SessionControl.Accept(PrivateData.EMPTY));
@@ -85,7 +86,7 @@ class EarlyChunksTest {
 
     @Test
     void aChunkAheadOnAStreamWithNoSessionGetsATerminateAndIsNotKept() {
-        long refused = Counters.get(Counter.EARLY_CHUNKS_REFUSED);
+        long refused = Counters.process().get(Counter.EARLY_CHUNKS_REFUSED);
         for (int ssn = 1; ssn <= 100; ssn++) {
             socket.arriveSegment(3, ssn, segment(SEGMENT));
         }
@@ -95,7 +96,7 @@ class EarlyChunksTest {
         assertThat(sent.get(0).streamId()).isEqualTo(3);
         assertThat(sent.get(0).control()).isEqualTo(new SessionControl.Terminate());
         assertThat(budget.held()).as("nothing kept for a session that is not open").isZero();
-        assertThat(Counters.get(Counter.EARLY_CHUNKS_REFUSED) - refused).isEqualTo(100);
+        assertThat(Counters.process().get(Counter.EARLY_CHUNKS_REFUSED) - refused).isEqualTo(100);
         assertThat(association.lastIllegal).contains("ahead of 0").contains("RFC 5043 §10");
     }
 
@@ -141,7 +142,7 @@ class EarlyChunksTest {
         drive();
         open(20L * SEGMENT);
         sessionOpenedByThePeer(1);
-        long refused = Counters.get(Counter.EARLY_CHUNKS_REFUSED);
+        long refused = Counters.process().get(Counter.EARLY_CHUNKS_REFUSED);
         for (int ssn = 2; ssn < 200; ssn++) {
             socket.arriveSegment(1, ssn, segment(SEGMENT));
         }
@@ -150,7 +151,7 @@ class EarlyChunksTest {
                 .containsExactly(new SessionControl.Terminate());
         assertThat(association.session(1).state()).isEqualTo(SessionStateMachine.State.DRAINING);
         assertThat(association.lastIllegal).contains("cannot be kept").contains("SctpLimits.withHeldPerAssociation");
-        assertThat(Counters.get(Counter.EARLY_CHUNKS_REFUSED) - refused).as("the one past the bound")
+        assertThat(Counters.process().get(Counter.EARLY_CHUNKS_REFUSED) - refused).as("the one past the bound")
                 .isOne();
         assertThat(budget.held()).as("only DDP-SSNs are kept while the stream drains").isLessThan(20L * SEGMENT);
         // the chunk that fills the gap, then the peer's Terminate: the drain ends, the stream is free, nothing held

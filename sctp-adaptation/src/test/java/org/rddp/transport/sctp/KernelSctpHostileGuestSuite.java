@@ -27,8 +27,8 @@ import org.rddp.verbs.AcceptOptions;
 import org.rddp.verbs.Access;
 import org.rddp.verbs.CompletionQueue;
 import org.rddp.verbs.ConnectOptions;
-import org.rddp.verbs.Counter;
-import org.rddp.verbs.Counters;
+import org.rddp.llp.Counter;
+import org.rddp.llp.Counters;
 import org.rddp.verbs.Listener;
 import org.rddp.verbs.MemoryRegion;
 import org.rddp.verbs.PostStatus;
@@ -103,7 +103,7 @@ class KernelSctpHostileGuestSuite {
                                 PrivateData.EMPTY, 1, 1)))) {
             String before = memory();
             long heapBefore = heapMiB();
-            long refusedBefore = Counters.get(Counter.EARLY_CHUNKS_REFUSED);
+            long refusedBefore = Counters.process().get(Counter.EARLY_CHUNKS_REFUSED);
             try (RawSctpPeer attacker = RawSctpPeer.connect(stack, new InetSocketAddress(LOOPBACK, 0),
                     (InetSocketAddress) listener.address(), 2 * STREAMS, DdpSctp.ADAPTATION_INDICATION)) {
                 for (int stream = STREAMS / 2; stream < STREAMS; stream++) {
@@ -149,7 +149,7 @@ class KernelSctpHostileGuestSuite {
                         before, after, peakHeld.get(), terminatedAfter.size(),
                         terminatedAfter.values().stream().mapToLong(Long::longValue).min().orElse(-1) / 1e6,
                         terminatedAfter.values().stream().mapToLong(Long::longValue).max().orElse(-1) / 1e6,
-                        Counters.get(Counter.EARLY_CHUNKS_REFUSED) - refusedBefore);
+                        Counters.process().get(Counter.EARLY_CHUNKS_REFUSED) - refusedBefore);
                 for (int stream = 0; stream < STREAMS / 2; stream++) {
                     assertThat(terminatedAfter).as("a stream without a session answers with a Terminate")
                             .containsKey(stream);
@@ -209,7 +209,7 @@ class KernelSctpHostileGuestSuite {
             try (Listener listener = transport.responder().listen(address, request -> request.accept(responder,
                     new AcceptOptions(PrivateData.EMPTY, 1, 1)))) {
                 transport.initiator().connect(initiator, address, ConnectOptions.of(1, 1)).get(120, TimeUnit.SECONDS);
-                long refusedBefore = Counters.get(Counter.EARLY_CHUNKS_REFUSED);
+                long refusedBefore = Counters.process().get(Counter.EARLY_CHUNKS_REFUSED);
                 int furthestBefore = ResequencingWindow.furthestAhead();
                 long peakHeld = 0;
                 long start = System.nanoTime();
@@ -243,9 +243,9 @@ class KernelSctpHostileGuestSuite {
                         + "completions), chunks kept up to %d DDP-SSNs ahead (the old window refused beyond 1,023; "
                         + "before this test: %d); %d chunks refused%n",
                         writes, signalEvery, took / 1e9, peakHeld, ResequencingWindow.furthestAhead(), furthestBefore,
-                        Counters.get(Counter.EARLY_CHUNKS_REFUSED) - refusedBefore);
+                        Counters.process().get(Counter.EARLY_CHUNKS_REFUSED) - refusedBefore);
                 assertThat(events).as("no Terminate, no lost connection").isEmpty();
-                assertThat(Counters.get(Counter.EARLY_CHUNKS_REFUSED)).isEqualTo(refusedBefore);
+                assertThat(Counters.process().get(Counter.EARLY_CHUNKS_REFUSED)).isEqualTo(refusedBefore);
             }
         } finally {
             tc("qdisc", "del", "dev", "lo", "root");

@@ -6,6 +6,7 @@ import com.code_intelligence.jazzer.junit.FuzzTest;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import org.rddp.llp.Counters;
 import org.rddp.loop.Loop;
 import org.rddp.loop.Poller;
 import org.rddp.rdmap.EnhancedConnectionData;
@@ -50,7 +51,8 @@ class SessionControlFuzzTest {
         Loop loop = Loop.manual("fuzz", Poller.parking());
         try {
             DdpAssociation association = new DdpAssociation(socket, loop, down -> { }, ChunkTap.NONE,
-                    new AssociationBudget(SctpLimits.HELD_PER_ASSOCIATION, AssociationBudget.Shared.NONE));
+                    new AssociationBudget(SctpLimits.HELD_PER_ASSOCIATION, AssociationBudget.Shared.NONE),
+                    Counters.create());
             List<DdpStreamSession> pending = new ArrayList<>();
             association.start((session, initiate) -> {
                 if (defer) {

@@ -34,8 +34,8 @@ import org.rddp.transport.sctp.usrsctp.UsrsctpStack;
 import org.rddp.verbs.AcceptOptions;
 import org.rddp.verbs.Access;
 import org.rddp.verbs.CompletionQueue;
-import org.rddp.verbs.Counter;
-import org.rddp.verbs.Counters;
+import org.rddp.llp.Counter;
+import org.rddp.llp.Counters;
 import org.rddp.verbs.ConnectOptions;
 import org.rddp.verbs.Connection;
 import org.rddp.verbs.ConnectionRejectedException;
@@ -114,7 +114,7 @@ class SessionControlTest {
                 (association, outbound, streamId, ppid, unordered, chunk, length) -> {
                     throw new java.io.UncheckedIOException(new java.io.IOException("the capture's disk is full"));
                 });
-        long before = Counters.get(Counter.CALLBACK_FAILURES);
+        long before = Counters.process().get(Counter.CALLBACK_FAILURES);
         try (Listener listener = listen();
                 RawSctpPeer peer = RawSctpPeer.connect(address, DdpSctp.ADAPTATION_INDICATION)) {
             peer.control(5, 0, new SessionControl.Initiate(HELLO)); // tapped in: throws
@@ -135,7 +135,7 @@ class SessionControlTest {
         }
         // the Initiate in, the Accept out and the segment in were tapped before the completion could be seen (the
         // last Send's tap follows its send, and may still be running)
-        assertThat(Counters.get(Counter.CALLBACK_FAILURES) - before).as("each chunk's throw counted")
+        assertThat(Counters.process().get(Counter.CALLBACK_FAILURES) - before).as("each chunk's throw counted")
                 .isGreaterThanOrEqualTo(3);
     }
 

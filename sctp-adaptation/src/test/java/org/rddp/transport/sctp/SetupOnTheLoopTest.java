@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.rddp.llp.Counters;
 import org.rddp.loop.Loop;
 import org.rddp.sctp.DdpSctp;
 import org.rddp.transport.sctp.usrsctp.UsrsctpStack;
@@ -119,7 +120,8 @@ class SetupOnTheLoopTest {
         try (org.rddp.verbs.testing.LogCapture log = org.rddp.verbs.testing.LogCapture.of("org.rddp.transport.sctp");
                 Loop loop = Loop.manual("setup-deadline", org.rddp.loop.Poller.parking())) {
             DdpAssociation association = new DdpAssociation(socket, loop, gone -> down.add("down"), ChunkTap.NONE,
-                    new AssociationBudget(SctpLimits.HELD_PER_ASSOCIATION, AssociationBudget.Shared.NONE));
+                    new AssociationBudget(SctpLimits.HELD_PER_ASSOCIATION, AssociationBudget.Shared.NONE),
+                    Counters.create());
             association.start((session, initiate) -> { });
             if (indicated) {
                 socket.arrive(SctpSocket.ReceivedMessage.ADAPTATION, DdpSctp.ADAPTATION_INDICATION);

@@ -18,8 +18,8 @@ import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Test;
-import org.rddp.verbs.Counter;
-import org.rddp.verbs.Counters;
+import org.rddp.llp.Counter;
+import org.rddp.llp.Counters;
 import org.rddp.verbs.WcStatus;
 import org.rddp.verbs.WorkOpcode;
 import org.rddp.transport.sctp.usrsctp.UsrsctpStack;
@@ -178,8 +178,8 @@ class TwoProcessTest {
                     done.add(next(cq, completion).wrId());
                 }
 
-                long retransmitted = Counters.get(Counter.SCTP_RETRANSMISSIONS);
-                long lostBefore = Counters.get(Counter.CONNECTIONS_LOST);
+                long retransmitted = Counters.process().get(Counter.SCTP_RETRANSMISSIONS);
+                long lostBefore = Counters.process().get(Counter.CONNECTIONS_LOST);
                 child.destroyForcibly(); // SIGKILL: no ABORT, no SHUTDOWN
                 assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
                 long killed = System.nanoTime();
@@ -189,8 +189,8 @@ class TwoProcessTest {
                 long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killed);
                 System.out.printf("killed peer reported lost after %d ms (%s); bounds %s with data, %s idle%n",
                         millis, why, ProtocolParameters.RDDP.deadPeerBound(true), bound);
-                assertThat(Counters.get(Counter.CONNECTIONS_LOST)).as("counted").isEqualTo(lostBefore + 1);
-                assertThat(Counters.get(Counter.SCTP_RETRANSMISSIONS) - retransmitted)
+                assertThat(Counters.process().get(Counter.CONNECTIONS_LOST)).as("counted").isEqualTo(lostBefore + 1);
+                assertThat(Counters.process().get(Counter.SCTP_RETRANSMISSIONS) - retransmitted)
                         .as("the Send retransmitted into silence, as usrsctp counts").isPositive();
                 java.util.Map<Long, WcStatus> completed = new java.util.HashMap<>();
                 while (completed.size() < 4) { // the Send completes once SCTP took it, or is flushed; nothing is lost

@@ -1,4 +1,4 @@
-package org.rddp.verbs;
+package org.rddp.verbs.spi;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -6,11 +6,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.ServiceLoader;
 import org.rddp.loop.Progress;
+import org.rddp.verbs.ConnectionManager;
 
 /**
  * A transport that makes connection managers, found by its URI scheme ({@code mpa}, {@code sctp}) through
- * {@link ServiceLoader}: a layer above verbs (the Extended Sockets API) picks a transport by name without depending
- * on any.
+ * {@link ServiceLoader}: what a transport module provides. Users pick a transport by name through
+ * {@link org.rddp.verbs.Transports}, without depending on any.
  */
 public interface TransportProvider {
     /** The URI scheme that names this transport. */

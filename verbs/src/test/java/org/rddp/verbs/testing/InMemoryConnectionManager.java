@@ -25,7 +25,9 @@ import org.rddp.verbs.ConnectionRejectedException;
 import org.rddp.verbs.ConnectionRequest;
 import org.rddp.verbs.ConnectOptions;
 import org.rddp.verbs.Listener;
+import org.rddp.verbs.QpStatistics;
 import org.rddp.verbs.QueuePair;
+import org.rddp.verbs.spi.ManagedQueuePairs;
 
 /**
  * A connection manager over {@link InMemoryLlp} pairs, for tests of the verbs and the engine: listeners are
@@ -36,6 +38,7 @@ public final class InMemoryConnectionManager implements ConnectionManager {
     private static final Map<SocketAddress, Registration> LISTENERS = new ConcurrentHashMap<>();
 
     private final Loop loop;
+    private final ManagedQueuePairs managed = new ManagedQueuePairs("memory", null);
     private final int mulpdu;
     private final int capacity;
     private volatile InMemoryLlp lastInitiatorEnd;
@@ -133,7 +136,7 @@ public final class InMemoryConnectionManager implements ConnectionManager {
             try {
                 registration.handler().accept(request);
             } catch (RuntimeException e) { // as the transports do: counted, reported, and the request refused
-                org.rddp.verbs.Counters.callbackFailed(e);
+                managed.counters().callbackFailed(e);
                 request.refuseUnanswered();
             }
         });
@@ -141,8 +144,19 @@ public final class InMemoryConnectionManager implements ConnectionManager {
     }
 
     @Override
+    public java.util.List<QpStatistics> statistics() {
+        return managed.statistics();
+    }
+
+    @Override
+    public Map<org.rddp.llp.Counter, Long> counters() {
+        return managed.counters().snapshot();
+    }
+
+    @Override
     public void close() {
         LISTENERS.values().removeIf(registration -> registration.manager() == this);
+        managed.close();
         loop.close();
     }
 
@@ -231,10 +245,10 @@ public final class InMemoryConnectionManager implements ConnectionManager {
             initiator.lastInitiatorEnd = ends[0];
             initiator.lastResponderEnd = ends[1];
             CompletableFuture<Connection> responderResult = new CompletableFuture<>();
-            qp.attach(ends[1], responder.loop);
-            initiatorQp.attach(ends[0], initiator.loop);
-            Connection.establish(qp, responderSide, responderResult);
-            Connection.establish(initiatorQp, initiatorSide, initiatorResult);
+            responder.managed.attach(qp, ends[1], responder.loop);
+            initiator.managed.attach(initiatorQp, ends[0], initiator.loop);
+            ManagedQueuePairs.establish(qp, responderSide, responderResult);
+            ManagedQueuePairs.establish(initiatorQp, initiatorSide, initiatorResult);
             return responderResult;
         }
 

@@ -8,6 +8,7 @@ import java.lang.foreign.ValueLayout;
 import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -22,6 +23,8 @@ import org.rddp.verbs.QpState;
 import org.rddp.verbs.WcStatus;
 import org.rddp.verbs.WorkOpcode;
 import org.rddp.error.DdpError;
+import org.rddp.llp.Counter;
+import org.rddp.llp.Counters;
 import org.rddp.error.RdmapError;
 import org.rddp.error.TerminateCause;
 import org.rddp.rdmap.RtrType;
@@ -30,8 +33,6 @@ import org.rddp.wire.PrivateData;
 import org.rddp.verbs.Access;
 import org.rddp.verbs.AcceptOptions;
 import org.rddp.verbs.Connection;
-import org.rddp.verbs.Counter;
-import org.rddp.verbs.Counters;
 import org.rddp.verbs.ConnectionRejectedException;
 import org.rddp.verbs.ConnectOptions;
 import org.rddp.verbs.Listener;
@@ -40,7 +41,13 @@ import org.rddp.verbs.MemoryWindow;
 import org.rddp.verbs.PostStatus;
 import org.rddp.verbs.QpAttributes;
 import org.rddp.verbs.QpEventHandler;
+import org.rddp.verbs.QpStatistics;
 import org.rddp.verbs.QueuePair;
+import org.rddp.verbs.ConnectionManagerView;
+import java.lang.management.ManagementFactory;
+import javax.management.JMX;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
 import org.rddp.verbs.ReceiveWorkRequest;
 import org.rddp.verbs.SendWorkRequest;
 import org.rddp.verbs.SharedReceiveQueue;
@@ -112,6 +119,42 @@ public abstract class ScenarioSuite {
         }
     }
 
+    @Test
+    void eachQueuePairAndItsManagerShowWhatTheyDidAlsoThroughJmx() throws Exception {
+        try (Peers peers = new Peers(transport, 8)) {
+            MemoryRegion sink = peers.responder.region(300, Access.LOCAL_WRITE);
+            for (int i = 0; i < 3; i++) {
+                peers.responder.postReceive(sink, 100 * i, 100, 30 + i);
+            }
+            peers.connect(4, 4);
+            MemoryRegion source = peers.initiator.region(100);
+            for (int i = 0; i < 3; i++) {
+                request.opcode(WorkOpcode.SEND).wrId(40 + i);
+                sge(request, source, 100);
+                peers.initiator.post(request);
+            }
+            for (int i = 0; i < 3; i++) {
+                expect(peers.initiator.next(), 40 + i, WcStatus.SUCCESS, WcOpcode.SEND, 100);
+                expect(peers.responder.next(), 30 + i, WcStatus.SUCCESS, WcOpcode.RECV, 100);
+            }
+            QpStatistics sent = peers.initiator.qp.statistics();
+            QpStatistics received = peers.responder.qp.statistics();
+            assertThat(List.of(sent.sendsCompleted(), sent.octetsSent(), sent.receivesCompleted()))
+                    .containsExactly(3L, 300L, 0L);
+            assertThat(List.of(received.receivesCompleted(), received.octetsReceived(), received.sendsCompleted()))
+                    .containsExactly(3L, 300L, 0L);
+            assertThat(sent.terminateSent() || sent.terminateReceived() || sent.lost()).isFalse();
+            assertThat(transport.initiator().statistics()).as("the initiator's manager lists its queue pair")
+                    .anyMatch(qp -> qp.queuePair() == sent.queuePair() && qp.octetsSent() == 300);
+            MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+            assertThat(server.queryNames(new ObjectName("org.rddp:type=ConnectionManager,*"), null))
+                    .as("every manager open is an MBean").isNotEmpty()
+                    .anyMatch(name -> JMX.newMXBeanProxy(server, name, ConnectionManagerView.class).getQueuePairs()
+                            .stream().anyMatch(qp -> qp.queuePair() == received.queuePair()
+                                    && qp.receivesCompleted() == 3 && qp.octetsReceived() == 300));
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(SizeClass.class)
     void rdmaWritePlacesEveryMessageSize(SizeClass sizeClass) throws Exception {
@@ -160,7 +203,7 @@ public abstract class ScenarioSuite {
 
     @Test
     void anEventHandlerThatThrowsLeavesTheEngineDoingItsWork() throws Exception {
-        long before = Counters.get(Counter.CALLBACK_FAILURES);
+        long before = Counters.process().get(Counter.CALLBACK_FAILURES);
         try (Peers peers = new Peers(transport, 8)) {
             peers.initiator.handlerThrows = true; // at ESTABLISHED, at the Terminate received
             peers.responder.handlerThrows = true; // at ESTABLISHED, at the Terminate sent
@@ -186,7 +229,8 @@ public abstract class ScenarioSuite {
                     .contains(DdpError.UNTAGGED_NO_BUFFER);
             expect(peers.initiator.next(), 12, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0);
         }
-        assertThat(Counters.get(Counter.CALLBACK_FAILURES) - before).as("each throw counted").isGreaterThanOrEqualTo(4);
+        assertThat(Counters.process().get(Counter.CALLBACK_FAILURES) - before).as("each throw counted")
+                .isGreaterThanOrEqualTo(4);
     }
 
     @Test

@@ -20,6 +20,8 @@ import org.rddp.verbs.QpState;
 import org.rddp.verbs.WcStatus;
 import org.rddp.verbs.WorkOpcode;
 import org.rddp.error.DdpError;
+import org.rddp.llp.Counter;
+import org.rddp.llp.Counters;
 import org.rddp.error.MpaError;
 import org.rddp.error.RdmapError;
 import org.rddp.error.TerminateCause;
@@ -29,8 +31,6 @@ import org.rddp.rdmap.ReadRequestHeader;
 import org.rddp.rdmap.TerminateHeader;
 import org.rddp.testing.InMemoryLlp;
 import org.rddp.verbs.Access;
-import org.rddp.verbs.Counter;
-import org.rddp.verbs.Counters;
 import org.rddp.verbs.MemoryRegion;
 import org.rddp.verbs.SendWorkRequest;
 import org.rddp.verbs.WorkCompletion;
@@ -153,8 +153,8 @@ class TerminateCausesTest {
             byte[][] segments = crafted.segments().apply(target);
             InMemoryLlp responderEnd = transport.initiator().lastResponderEnd();
             responderEnd.stall(); // every crafted segment arrives before the engine looks at the first
-            long sentBefore = Counters.get(Counter.TERMINATES_SENT);
-            long receivedBefore = Counters.get(Counter.TERMINATES_RECEIVED);
+            long sentBefore = Counters.process().get(Counter.TERMINATES_SENT);
+            long receivedBefore = Counters.process().get(Counter.TERMINATES_RECEIVED);
             for (byte[] segment : segments) {
                 transport.initiator().lastInitiatorEnd().inject(segment);
             }
@@ -162,7 +162,7 @@ class TerminateCausesTest {
 
             TerminateHeader sent = peers.responder.await(QpEvent.TERMINATE_SENT).terminate();
             assertThat(sent.cause()).contains(crafted.cause());
-            assertThat(Counters.get(Counter.TERMINATES_SENT)).as("counted").isEqualTo(sentBefore + 1);
+            assertThat(Counters.process().get(Counter.TERMINATES_SENT)).as("counted").isEqualTo(sentBefore + 1);
             // the offending segment: the last one injected, unless an earlier error must win
             byte[] first = crafted.name().startsWith("the first") ? segments[0] : segments[segments.length - 1];
             if (crafted.ddpHeader()) {
@@ -180,7 +180,7 @@ class TerminateCausesTest {
                 assertThat(sent.terminatedRdmaHeader()).isNull();
             }
             assertThat(peers.initiator.await(QpEvent.TERMINATE_RECEIVED).terminate()).isEqualTo(sent);
-            assertThat(Counters.get(Counter.TERMINATES_RECEIVED)).as("counted").isEqualTo(receivedBefore + 1);
+            assertThat(Counters.process().get(Counter.TERMINATES_RECEIVED)).as("counted").isEqualTo(receivedBefore + 1);
             peers.responder.awaitState(QpState.ERROR);
             peers.initiator.awaitState(QpState.ERROR);
             if (crafted.postReceive()) {

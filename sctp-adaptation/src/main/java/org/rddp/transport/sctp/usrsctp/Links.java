@@ -11,8 +11,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.rddp.loop.Loop;
 import org.rddp.transport.sctp.io.Posix;
-import org.rddp.verbs.Counter;
-import org.rddp.verbs.Counters;
+import org.rddp.llp.Counter;
+import org.rddp.llp.Counters;
 
 /**
  * The paths usrsctp's packets take, carried by this package: usrsctp runs in its {@code AF_CONN} address family, where
@@ -285,7 +285,7 @@ final class Links {
             return; // as if nothing listened here: the INIT times out
         }
         if (!Checksums.valid(packet, length)) {
-            Counters.increment(Counter.SCTP_BAD_CHECKSUMS);
+            Counters.process().increment(Counter.SCTP_BAD_CHECKSUMS);
             return; // RFC 9260 §6.8: silently discarded
         }
         link.lastActive = System.nanoTime();

@@ -5,8 +5,8 @@ import java.net.DatagramSocket;
 import java.net.SocketException;
 import org.rddp.sctp.DdpSctp;
 import org.rddp.transport.sctp.ProtocolParameters;
-import org.rddp.verbs.Counter;
-import org.rddp.verbs.Counters;
+import org.rddp.llp.Counter;
+import org.rddp.llp.Counters;
 
 /**
  * The life of this process's one usrsctp stack, shared by every {@link UsrsctpStack}: started on first use, with the
@@ -60,7 +60,7 @@ final class StackLifecycle {
                 throw new IOException("could not bound usrsctp's queued chunks to " + MAX_CHUNKS_QUEUED);
             }
             apply(ProtocolParameters.RDDP);
-            Counters.supply(Counter.SCTP_RETRANSMISSIONS, Usrsctp::retransmittedData);
+            Counters.process().supply(Counter.SCTP_RETRANSMISSIONS, Usrsctp::retransmittedData);
         } catch (IOException e) {
             throw e;
         } catch (Throwable e) {

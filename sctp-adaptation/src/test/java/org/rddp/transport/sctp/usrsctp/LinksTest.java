@@ -15,8 +15,8 @@ import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Test;
 import org.rddp.sctp.DdpSctp;
 import org.rddp.transport.sctp.SctpStack;
-import org.rddp.verbs.Counter;
-import org.rddp.verbs.Counters;
+import org.rddp.llp.Counter;
+import org.rddp.llp.Counters;
 
 /**
  * The packet side of the usrsctp backend: crafted SCTP packets go in through a link whose output is recorded.
@@ -131,9 +131,10 @@ class LinksTest {
             MemorySegment corrupt = init(listening.address().getPort(), 0x66666666);
             corrupt.set(ValueLayout.JAVA_BYTE, 31, (byte) 2);
 
-            long dropped = Counters.get(Counter.SCTP_BAD_CHECKSUMS);
+            long dropped = Counters.process().get(Counter.SCTP_BAD_CHECKSUMS);
             Links.input(link, corrupt, 32, InetAddress.getLoopbackAddress());
-            assertThat(Counters.get(Counter.SCTP_BAD_CHECKSUMS) - dropped).as("dropped and counted").isEqualTo(1);
+            assertThat(Counters.process().get(Counter.SCTP_BAD_CHECKSUMS) - dropped).as("dropped and counted")
+                    .isEqualTo(1);
             Links.input(link, init(listening.address().getPort(), 0x77777777), 32, InetAddress.getLoopbackAddress());
 
             assertThat(initAcks(recorder.sent)).containsExactly(0x77777777);
