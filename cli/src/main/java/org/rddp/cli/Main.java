@@ -6,7 +6,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.Callable;
 import org.rddp.verbs.Counters;
-import org.rddp.wire.MalformedFrameException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -14,7 +13,7 @@ import picocli.CommandLine.Command;
 @Command(name = "rddp", mixinStandardHelpOptions = true, version = "rddp 0.1.0",
         description = "RDMA (RFC 5040/5041) over SCTP (RFC 5043) and TCP/MPA (RFC 5044), with RFC 6581 setup.",
         subcommands = {CompareCommand.class, PingCommand.class, InteropCommand.class, ExsCommand.Bandwidth.class,
-                ExsCommand.Latency.class, Main.Demo.class})
+                ExsCommand.Latency.class, DemoCommand.class})
 public final class Main implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -103,19 +102,5 @@ public final class Main implements Callable<Integer> {
     @Override
     public Integer call() {
         return spec.commandLine().execute("compare");
-    }
-
-    /** {@code rddp demo}: the wire-format demo. */
-    @Command(name = "demo", mixinStandardHelpOptions = true,
-            description = "Encodes a frame of every wire format, decodes it back and prints both.")
-    static final class Demo implements Callable<Integer> {
-        @CommandLine.Spec
-        CommandLine.Model.CommandSpec spec;
-
-        @Override
-        public Integer call() throws MalformedFrameException {
-            new WireDemo(spec.commandLine().getOut()).run();
-            return 0;
-        }
     }
 }

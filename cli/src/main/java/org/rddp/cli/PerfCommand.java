@@ -189,7 +189,7 @@ final class PerfCommand implements Callable<Integer> {
                     Duration.ofSeconds(timeoutSeconds));
             banner(out, settings);
             if (!json) {
-                out.println(" control connection " + PingCommand.describe(connection));
+                out.println(" control connection " + TransportOptions.describe(connection));
             }
             session.server(driver, requests, transport.acceptOptions(), sink);
             for (ConnectionRequest late = requests.poll(); late != null; late = requests.poll()) {

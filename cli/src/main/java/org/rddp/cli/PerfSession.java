@@ -269,7 +269,7 @@ final class PerfSession {
     }
 
     private void connected(Connection connection, int index) {
-        info.accept(" data connection " + (index + 1) + " " + PingCommand.describe(connection));
+        info.accept(" data connection " + (index + 1) + " " + TransportOptions.describe(connection));
     }
 
     private <T> T await(java.util.concurrent.CompletableFuture<T> future, String what)

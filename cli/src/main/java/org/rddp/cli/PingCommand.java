@@ -10,8 +10,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.rddp.llp.LlpParameters;
-import org.rddp.rdmap.RtrType;
 import org.rddp.verbs.Connection;
 import org.rddp.verbs.ConnectionManager;
 import org.rddp.verbs.Listener;
@@ -96,7 +94,8 @@ final class PingCommand implements Callable<Integer> {
                 err.println("rddp ping: connect error: " + why(e.getCause()));
                 return 1;
             }
-            out.println("client: connected to " + address.getHostAddress() + ":" + port + " " + describe(connection));
+            out.println("client: connected to " + address.getHostAddress() + ":" + port + " "
+                    + TransportOptions.describe(connection));
             out.flush();
             int pings = count == 0 ? Integer.MAX_VALUE : count;
             try {
@@ -142,7 +141,7 @@ final class PingCommand implements Callable<Integer> {
                 err.println("rddp ping: accept error: " + why(e.getCause()));
                 return 1;
             }
-            out.println("server: connected " + describe(connection));
+            out.println("server: connected " + TransportOptions.describe(connection));
             out.flush();
             try {
                 int served = ping.server(verify, verbose ? out::println : line -> { });
@@ -159,13 +158,5 @@ final class PingCommand implements Callable<Integer> {
     /** A failure's message, or its kind when it has none. */
     static String why(Throwable failure) {
         return failure.getMessage() != null ? failure.getMessage() : failure.toString();
-    }
-
-    /** How the connection came out: transport, CRC and Markers, IRD/ORD, peer-to-peer RTR. */
-    static String describe(Connection connection) {
-        LlpParameters parameters = connection.parameters();
-        RtrType rtr = parameters.rtrToSend() != RtrType.NONE ? parameters.rtrToSend() : parameters.rtrToReceive();
-        return "over " + connection.queuePair().stream() + ", IRD " + parameters.ird() + ", ORD " + parameters.ord()
-                + (rtr == RtrType.NONE ? ", client-server" : ", peer-to-peer with " + rtr + " RTR");
     }
 }

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.function.Consumer;
+import org.rddp.llp.LlpParameters;
 import org.rddp.rdmap.RtrType;
 import org.rddp.loop.Progress;
 import org.rddp.transport.mpa.MpaConnectionManager;
@@ -28,6 +29,7 @@ import org.rddp.transport.sctp.SctpStacks;
 import org.rddp.transport.sctp.usrsctp.UsrsctpStack;
 import org.rddp.verbs.AcceptOptions;
 import org.rddp.verbs.ConnectOptions;
+import org.rddp.verbs.Connection;
 import org.rddp.verbs.ConnectionManager;
 import org.rddp.wire.MalformedFrameException;
 import org.rddp.wire.PrivateData;
@@ -245,6 +247,14 @@ final class TransportOptions {
             });
         }
         return manager;
+    }
+
+    /** How the connection came out: transport, CRC and Markers, IRD/ORD, peer-to-peer RTR. */
+    static String describe(Connection connection) {
+        LlpParameters parameters = connection.parameters();
+        RtrType rtr = parameters.rtrToSend() != RtrType.NONE ? parameters.rtrToSend() : parameters.rtrToReceive();
+        return "over " + connection.queuePair().stream() + ", IRD " + parameters.ird() + ", ORD " + parameters.ord()
+                + (rtr == RtrType.NONE ? ", client-server" : ", peer-to-peer with " + rtr + " RTR");
     }
 
     /** The local address this machine sends from towards {@code remote}. */

@@ -21,7 +21,7 @@ import javax.imageio.ImageIO;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import org.rddp.cli.PingCommandTest.Run;
+import org.rddp.cli.InProcess.Run;
 
 /**
  * {@code rddp compare} on a small sweep: every transport and baseline, the table, the JSON and the charts; in one
@@ -31,7 +31,7 @@ class CompareCommandTest {
 
     @Test
     void comparesEveryTransportWithItsBaselineAndWritesJsonAndCharts(@TempDir Path out) throws Exception {
-        Run run = PingCommandTest.rddp("compare", "--sizes", "256,65536", "--mib-per-point", "2",
+        Run run = InProcess.rddp("compare", "--sizes", "256,65536", "--mib-per-point", "2",
                 "--latency-iters", "50", "-o", out.toString());
         assertThat(run.status()).as(run.err()).isZero();
         assertTableAndFiles(run, out);
@@ -42,12 +42,12 @@ class CompareCommandTest {
     @Test
     @Timeout(value = 3, unit = TimeUnit.MINUTES)
     void comparesBetweenAResponderAndAnInitiatorOverBothTransports(@TempDir Path out) throws Exception {
-        String port = Integer.toString(PingCommandTest.freePort());
+        String port = Integer.toString(InProcess.freePort());
         CompletableFuture<Void> listening = new CompletableFuture<>();
-        CompletableFuture<Run> responder = CompletableFuture.supplyAsync(() -> PingCommandTest.rddp(listening,
+        CompletableFuture<Run> responder = CompletableFuture.supplyAsync(() -> InProcess.rddp(listening,
                 "compare", "--serve", "-B", "127.0.0.1", "-p", port, "--once"));
         listening.get(60, TimeUnit.SECONDS);
-        Run initiator = PingCommandTest.rddp("compare", "--peer", "127.0.0.1:" + port, "--sctp-stack", "usrsctp",
+        Run initiator = InProcess.rddp("compare", "--peer", "127.0.0.1:" + port, "--sctp-stack", "usrsctp",
                 "--sizes", "256,65536", "--mib-per-point", "2", "--latency-iters", "50", "-o", out.toString());
         Run served = responder.get(60, TimeUnit.SECONDS);
         assertThat(initiator.status()).as(initiator.err()).isZero();
@@ -75,7 +75,7 @@ class CompareCommandTest {
             }
         });
         for (int round = 0; round < 2; round++) {
-            Run initiator = PingCommandTest.rddp("compare", "--peer", "127.0.0.1:" + port, "-t", "mpa", "--sizes",
+            Run initiator = InProcess.rddp("compare", "--peer", "127.0.0.1:" + port, "-t", "mpa", "--sizes",
                     "1024", "--mib-per-point", "1", "--latency-iters", "20", "-o", out.toString(), "--json");
             assertThat(initiator.status()).as(initiator.err()).isZero();
             assertThat(initiator.out()).contains("RDDP over MPA").contains("two processes: initiator 127.0.0.1");
@@ -89,7 +89,7 @@ class CompareCommandTest {
     /** Starts {@code rddp compare --serve --once} on loopback at {@code port}; returns once it listens. */
     private static CompletableFuture<Run> onceResponder(String port) throws Exception {
         CompletableFuture<Void> listening = new CompletableFuture<>();
-        CompletableFuture<Run> responder = CompletableFuture.supplyAsync(() -> PingCommandTest.rddp(listening,
+        CompletableFuture<Run> responder = CompletableFuture.supplyAsync(() -> InProcess.rddp(listening,
                 "compare", "--serve", "-B", "127.0.0.1", "-p", port, "--once"));
         listening.get(60, TimeUnit.SECONDS);
         return responder;
@@ -98,7 +98,7 @@ class CompareCommandTest {
     @Test
     @Timeout(value = 2, unit = TimeUnit.MINUTES)
     void aBadRequestIsAnsweredWithWhyAndTheComparisonGoesOn() throws Exception {
-        String port = Integer.toString(PingCommandTest.freePort());
+        String port = Integer.toString(InProcess.freePort());
         CompletableFuture<Run> responder = onceResponder(port);
         try (Socket control = new Socket("127.0.0.1", Integer.parseInt(port))) {
             control.setSoTimeout(60_000);
@@ -135,7 +135,7 @@ class CompareCommandTest {
     @Test
     @Timeout(value = 2, unit = TimeUnit.MINUTES)
     void somethingElseOnTheControlPortIsToldWhatItReached() throws Exception {
-        String port = Integer.toString(PingCommandTest.freePort());
+        String port = Integer.toString(InProcess.freePort());
         CompletableFuture<Run> responder = onceResponder(port);
         try (Socket control = new Socket("127.0.0.1", Integer.parseInt(port))) {
             control.setSoTimeout(60_000);
@@ -188,7 +188,7 @@ class CompareCommandTest {
 
     @Test
     void comparesOneTransportAndPrintsJson(@TempDir Path out) throws Exception {
-        Run run = PingCommandTest.rddp("compare", "-t", "mpa", "--sizes", "1024", "--mib-per-point", "1",
+        Run run = InProcess.rddp("compare", "-t", "mpa", "--sizes", "1024", "--mib-per-point", "1",
                 "--latency-iters", "20", "-o", out.toString(), "--json");
         assertThat(run.status()).as(run.err()).isZero();
         String printed = run.out().substring(run.out().indexOf('{'));
@@ -201,7 +201,7 @@ class CompareCommandTest {
 
     @Test
     void repeatsEveryPointAndShowsTheMedianTheSpreadAndTheRatioOfEachRun(@TempDir Path out) throws Exception {
-        Run run = PingCommandTest.rddp("compare", "-t", "mpa", "--sizes", "1024", "--mib-per-point", "1",
+        Run run = InProcess.rddp("compare", "-t", "mpa", "--sizes", "1024", "--mib-per-point", "1",
                 "--latency-iters", "20", "--repeat", "3", "-o", out.toString());
         assertThat(run.status()).as(run.err()).isZero();
         assertThat(run.out()).contains("median of 3 runs").contains("%");
@@ -221,7 +221,7 @@ class CompareCommandTest {
 
     @Test
     void addsTheExsSeriesOverEachTransportWhenAsked(@TempDir Path out) throws Exception {
-        Run run = PingCommandTest.rddp("compare", "--exs", "--sizes", "4096", "--mib-per-point", "1",
+        Run run = InProcess.rddp("compare", "--exs", "--sizes", "4096", "--mib-per-point", "1",
                 "--latency-iters", "20", "-o", out.toString(), "--json");
         assertThat(run.status()).as(run.err()).isZero();
         JsonNode json = new ObjectMapper().readTree(out.resolve("compare.json").toFile());
@@ -234,14 +234,14 @@ class CompareCommandTest {
         }
         assertThat(exs).containsExactlyInAnyOrder("EXS over MPA bandwidth", "EXS over MPA latency",
                 "EXS over SCTP bandwidth", "EXS over SCTP latency");
-        Run remote = PingCommandTest.rddp("compare", "--exs", "--peer", "127.0.0.1", "-o", out.toString());
+        Run remote = InProcess.rddp("compare", "--exs", "--peer", "127.0.0.1", "-o", out.toString());
         assertThat(remote.status()).isOne();
         assertThat(remote.err()).contains("--exs runs EXS in this process");
     }
 
     @Test
     void anUnknownTransportIsRefused(@TempDir Path out) {
-        Run run = PingCommandTest.rddp("compare", "-t", "udp", "-o", out.toString());
+        Run run = InProcess.rddp("compare", "-t", "udp", "-o", out.toString());
         assertThat(run.status()).isOne();
         assertThat(run.err()).contains("a transport is mpa or sctp, not udp");
     }

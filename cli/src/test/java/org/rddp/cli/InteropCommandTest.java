@@ -1,9 +1,9 @@
 package org.rddp.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.rddp.cli.PingCommandTest.freePort;
-import static org.rddp.cli.PingCommandTest.rddp;
-import static org.rddp.cli.PingCommandTest.rddpUntil;
+import static org.rddp.cli.InProcess.freePort;
+import static org.rddp.cli.InProcess.rddp;
+import static org.rddp.cli.InProcess.rddpUntil;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.List;
@@ -13,7 +13,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.rddp.check.MpaResponderChecks;
 import org.rddp.check.SctpResponderChecks;
-import org.rddp.cli.PingCommandTest.Run;
+import org.rddp.cli.InProcess.Run;
 
 /** {@code rddp interop} against this stack's own responder ({@code --serve}) and initiator ({@code ping -c}). */
 class InteropCommandTest {

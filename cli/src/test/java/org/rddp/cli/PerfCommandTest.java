@@ -11,20 +11,20 @@ import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.Test;
-import org.rddp.cli.PingCommandTest.Run;
+import org.rddp.cli.InProcess.Run;
 
 /** The perftest-style commands, client against server in this process, over each transport. */
 class PerfCommandTest {
 
     /** Runs {@code command} as server and as client (on loopback, a free port); returns {server, client}. */
     static Run[] pair(String command, List<String> serverArgs, List<String> clientArgs) throws Exception {
-        String port = Integer.toString(PingCommandTest.freePort());
+        String port = Integer.toString(InProcess.freePort());
         CompletableFuture<Void> listening = new CompletableFuture<>();
-        CompletableFuture<Run> server = CompletableFuture.supplyAsync(() -> PingCommandTest.rddp(listening,
+        CompletableFuture<Run> server = CompletableFuture.supplyAsync(() -> InProcess.rddp(listening,
                 Stream.of(List.of(command, "-B", "127.0.0.1", "-p", port), serverArgs).flatMap(List::stream)
                         .toArray(String[]::new)));
         listening.get(60, TimeUnit.SECONDS);
-        Run client = PingCommandTest.rddp(Stream.of(List.of(command, "127.0.0.1", "-p", port), clientArgs)
+        Run client = InProcess.rddp(Stream.of(List.of(command, "127.0.0.1", "-p", port), clientArgs)
                 .flatMap(List::stream).toArray(String[]::new));
         return new Run[] {server.get(120, TimeUnit.SECONDS), client};
     }
@@ -131,7 +131,7 @@ class PerfCommandTest {
 
     @Test
     void aClientWithoutServerSaysSo() throws Exception {
-        Run run = PingCommandTest.rddp("write-bw", "127.0.0.1", "-p", Integer.toString(PingCommandTest.freePort()),
+        Run run = InProcess.rddp("write-bw", "127.0.0.1", "-p", Integer.toString(InProcess.freePort()),
                 "--setup-timeout", "2", "--timeout", "3");
         assertThat(run.status()).isEqualTo(1);
         assertThat(run.err()).contains("rddp write-bw: the control connection failed");
@@ -139,8 +139,8 @@ class PerfCommandTest {
 
     @Test
     void usageErrorsAreRefused() {
-        assertThat(PingCommandTest.rddp("write-bw", "-s", "64", "-a").err()).contains("give -s or -a, not both");
-        assertThat(PingCommandTest.rddp("write-lat", "-D", "3").err()).contains("a duration is for bandwidth tests");
-        assertThat(PingCommandTest.rddp("read-lat", "-q", "2").err()).contains("latency tests run one queue pair");
+        assertThat(InProcess.rddp("write-bw", "-s", "64", "-a").err()).contains("give -s or -a, not both");
+        assertThat(InProcess.rddp("write-lat", "-D", "3").err()).contains("a duration is for bandwidth tests");
+        assertThat(InProcess.rddp("read-lat", "-q", "2").err()).contains("latency tests run one queue pair");
     }
 }

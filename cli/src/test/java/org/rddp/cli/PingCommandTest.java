@@ -1,10 +1,9 @@
 package org.rddp.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.rddp.cli.InProcess.freePort;
+import static org.rddp.cli.InProcess.rddp;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,49 +11,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.rddp.cli.InProcess.Run;
 
 /** {@code rddp ping} client against {@code rddp ping} server, both in this process, over each transport. */
 class PingCommandTest {
-
-    /** One run of the command: its status and what it printed. */
-    record Run(int status, String out, String err) {
-    }
-
-    static Run rddp(String... args) {
-        return rddp(new CompletableFuture<>(), args);
-    }
-
-    /** Runs the command; completes {@code listening} once it prints that it listens. */
-    static Run rddp(CompletableFuture<Void> listening, String... args) {
-        return rddpUntil(listening, "server: listening on", args);
-    }
-
-    /** Runs the command; completes {@code listening} once it prints {@code marker}. */
-    static Run rddpUntil(CompletableFuture<Void> listening, String marker, String... args) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream() {
-            @Override
-            public synchronized void write(byte[] b, int off, int len) {
-                super.write(b, off, len);
-                if (toString(StandardCharsets.UTF_8).contains(marker)) {
-                    listening.complete(null);
-                }
-            }
-        };
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        try {
-            int status = Main.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
-                    new PrintStream(err, true, StandardCharsets.UTF_8));
-            return new Run(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-        } finally {
-            listening.complete(null); // a server that never listened: let the client find out
-        }
-    }
-
-    static int freePort() throws Exception {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
-    }
 
     /** Starts a server, waits until it listens, runs the client; returns the server's run and the client's. */
     static Run[] pair(List<String> common, List<String> serverArgs, List<String> clientArgs) throws Exception {

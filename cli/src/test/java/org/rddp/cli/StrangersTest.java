@@ -11,7 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
-import org.rddp.cli.PingCommandTest.Run;
+import org.rddp.cli.InProcess.Run;
 
 /**
  * A server waiting for its client is not ended by strangers (issue 16 item 3): a connection reset at once, one that
@@ -23,7 +23,7 @@ class StrangersTest {
     /** Starts {@code server}, lets the strangers in one after another, then runs {@code client}: {server, client}. */
     private static Run[] afterStrangers(List<String> server, List<String> client) throws Exception {
         CompletableFuture<Void> listening = new CompletableFuture<>();
-        CompletableFuture<Run> served = CompletableFuture.supplyAsync(() -> PingCommandTest.rddp(listening,
+        CompletableFuture<Run> served = CompletableFuture.supplyAsync(() -> InProcess.rddp(listening,
                 server.toArray(String[]::new)));
         listening.get(60, TimeUnit.SECONDS);
         int port = Integer.parseInt(server.get(server.indexOf("-p") + 1));
@@ -32,7 +32,7 @@ class StrangersTest {
                 .as("not MPA: the server closes").isTrue();
         assertThat(closedByServer(port, "")).as("silent past the setup timeout: the server closes").isTrue();
         assertThat(served).as("the server still waits").isNotDone();
-        Run ran = PingCommandTest.rddp(client.toArray(String[]::new));
+        Run ran = InProcess.rddp(client.toArray(String[]::new));
         return new Run[] {served.get(60, TimeUnit.SECONDS), ran};
     }
 
@@ -64,7 +64,7 @@ class StrangersTest {
 
     @Test
     void aPingServerServesItsClientAfterStrangers() throws Exception {
-        String port = Integer.toString(PingCommandTest.freePort());
+        String port = Integer.toString(InProcess.freePort());
         List<String> common = List.of("-a", "127.0.0.1", "-p", port, "--setup-timeout", "1");
         Run[] runs = afterStrangers(Stream.concat(Stream.of("ping", "-s", "-V", "--stats"), common.stream()).toList(),
                 Stream.concat(Stream.of("ping", "-c"), Stream.concat(common.stream(), Stream.of("-C", "3", "-V")))
@@ -81,7 +81,7 @@ class StrangersTest {
 
     @Test
     void aWriteBandwidthServerServesItsClientAfterStrangers() throws Exception {
-        String port = Integer.toString(PingCommandTest.freePort());
+        String port = Integer.toString(InProcess.freePort());
         Run[] runs = afterStrangers(List.of("write-bw", "-B", "127.0.0.1", "-p", port, "--setup-timeout", "1",
                 "-s", "4096", "-n", "100"), List.of("write-bw", "127.0.0.1", "-p", port, "-s", "4096", "-n", "100"));
         assertThat(runs[1].status()).as(runs[1].err() + runs[1].out()).isZero();
