@@ -14,5 +14,12 @@ module org.rddp.cli {
     requires java.desktop; // the charts: jfreechart draws with AWT, and as an automatic module it requires nothing
 
     exports org.rddp.cli;
-    opens org.rddp.cli to info.picocli, com.fasterxml.jackson.databind;
+    // picocli reads and sets the commands' options; Jackson reads the results printed as JSON
+    opens org.rddp.cli to info.picocli;
+    opens org.rddp.cli.compare to info.picocli, com.fasterxml.jackson.databind;
+    opens org.rddp.cli.demo to info.picocli;
+    opens org.rddp.cli.exs to info.picocli, com.fasterxml.jackson.databind;
+    opens org.rddp.cli.interop to info.picocli;
+    opens org.rddp.cli.perftest to info.picocli, com.fasterxml.jackson.databind;
+    opens org.rddp.cli.ping to info.picocli;
 }

@@ -17,7 +17,7 @@ import org.rddp.verbs.WorkCompletion;
  * transport's own threads need to make the completions. A Terminate seen on the queue pair (through
  * {@link #events()}) turns the flushes after it into a failure that says so, not a disconnect.
  */
-final class Completions {
+public final class Completions {
     private static final long NAP = Duration.ofMillis(200).toNanos();
     /**
      * Whether a waiting thread may poll busily at all: only where another processor can meanwhile run what it waits
@@ -27,9 +27,9 @@ final class Completions {
      */
     static final boolean MAY_SPIN = Runtime.getRuntime().availableProcessors() > 1;
     /** How long a latency run polls busily before it sleeps; the raw baselines' latency runs poll as long. */
-    static final long SPIN = MAY_SPIN ? Duration.ofMillis(5).toNanos() : 0;
+    public static final long SPIN = MAY_SPIN ? Duration.ofMillis(5).toNanos() : 0;
     /** Polls of a queue, or of a socket by a baseline, before the waiting thread sleeps. */
-    static final int SPINS = MAY_SPIN ? 2_000 : 0;
+    public static final int SPINS = MAY_SPIN ? 2_000 : 0;
     /**
      * How long a busy wait spins before each further poll yields the processor: past this the answer is late (a
      * half round trip on loopback is 5-60 µs here), and a waiter that kept spinning would, on a machine whose other
@@ -46,13 +46,13 @@ final class Completions {
     private volatile String lost;
     private final CompletableFuture<QpEvent> ended = new CompletableFuture<>();
 
-    Completions(CompletionQueue cq, Duration timeout) {
+    public Completions(CompletionQueue cq, Duration timeout) {
         this.cq = cq;
         this.timeout = timeout;
     }
 
     /** The event handler for the queue pairs whose completions these are. */
-    QpEventHandler events() {
+    public QpEventHandler events() {
         return (pair, event, terminate, detail) -> {
             if (event == QpEvent.TERMINATE_SENT || event == QpEvent.TERMINATE_RECEIVED) {
                 terminated = (event == QpEvent.TERMINATE_SENT ? "sent" : "received") + " a Terminate: " + detail;
@@ -70,7 +70,7 @@ final class Completions {
      * Why a post on {@code qp} failed with {@code status}, for a person: the connection's end, when it ended (a
      * queue pair in ERROR takes no more work), else the status and the queue pair.
      */
-    String postFailed(QueuePair qp, int status) {
+    public String postFailed(QueuePair qp, int status) {
         String why = lost != null ? "the connection was lost: " + lost : terminated;
         if (why != null && qp.state() != QpState.RTS) {
             return why;
@@ -79,7 +79,7 @@ final class Completions {
     }
 
     /** How the (first) connection of these completions ended: completes with the event that ended it. */
-    CompletableFuture<QpEvent> ended() {
+    public CompletableFuture<QpEvent> ended() {
         return ended;
     }
 
@@ -87,7 +87,7 @@ final class Completions {
      * Fails when {@code qp} is no longer connected: for waits that watch memory (an RDMA Write's data, a credit),
      * where no completion would say that the connection ended.
      */
-    void check(QueuePair qp, String what) throws PeerException {
+    public void check(QueuePair qp, String what) throws PeerException {
         if (qp.state() != QpState.RTS) {
             String terminate = terminated;
             throw new PeerException("the connection ended (" + qp.state() + ") " + what
@@ -96,12 +96,12 @@ final class Completions {
     }
 
     /** How long one step may wait for the peer. */
-    Duration timeout() {
+    public Duration timeout() {
         return timeout;
     }
 
     /** The next completion, if one is there now; a failed one throws. */
-    WorkCompletion poll() throws PeerException {
+    public WorkCompletion poll() throws PeerException {
         return cq.poll(completion) ? checked("the next completion") : null;
     }
 
@@ -109,7 +109,7 @@ final class Completions {
      * The next successful completion, waiting at most the timeout for it; a failed one throws, {@code what}
      * saying what was awaited. {@code batch} completions may be asked for before waking (1: any).
      */
-    WorkCompletion next(String what, int batch) throws PeerException {
+    public WorkCompletion next(String what, int batch) throws PeerException {
         return next(what, batch, timeout);
     }
 
@@ -118,7 +118,7 @@ final class Completions {
      * loop this thread drives), as the raw baselines poll their sockets before they sleep, so that a stream of
      * packets is read as it comes rather than one wake-up at a time on either side.
      */
-    WorkCompletion next(String what, int batch, Duration wait) throws PeerException {
+    public WorkCompletion next(String what, int batch, Duration wait) throws PeerException {
         for (int round = 0; round < SPINS; round++) {
             if (cq.poll(completion)) {
                 return checked(what);
@@ -158,7 +158,7 @@ final class Completions {
      * {@link #spin(String)} for the {@code number}-th of something (-1: none), the description built only if it is
      * needed: a latency loop allocates nothing per round trip.
      */
-    WorkCompletion spin(String what, long number) throws PeerException {
+    public WorkCompletion spin(String what, long number) throws PeerException {
         long start = System.nanoTime();
         long spun;
         do {
@@ -175,7 +175,7 @@ final class Completions {
      * One pause of a busy wait that has spun for {@code spun} nanoseconds: a spin hint at first, a yield of the
      * processor after {@link #PURE_SPIN}. Every busy wait of a comparison, RDDP's and the baselines', pauses so.
      */
-    static void pause(long spun) {
+    public static void pause(long spun) {
         if (spun < PURE_SPIN) {
             Thread.onSpinWait();
         } else {
@@ -188,7 +188,7 @@ final class Completions {
     }
 
     /** {@link #next(String, int)} waking for any completion. */
-    WorkCompletion next(String what) throws PeerException {
+    public WorkCompletion next(String what) throws PeerException {
         return next(what, 1);
     }
 

@@ -16,9 +16,9 @@ import org.rddp.verbs.ConnectionManager;
  * as perftest's threads poll their own device) every wait runs that loop, blocking in its poller rather than on a
  * timer; with a loop of its own thread, waits are plain.
  */
-final class Driver {
+public final class Driver {
     /** Waits without a loop to drive. */
-    static final Driver NONE = new Driver(null);
+    public static final Driver NONE = new Driver(null);
 
     private final Loop loop;
 
@@ -27,7 +27,7 @@ final class Driver {
     }
 
     /** The driver of the calling thread for {@code manager}: its manual loop if this thread drives it. */
-    static Driver of(ConnectionManager manager) {
+    public static Driver of(ConnectionManager manager) {
         for (Loop loop : manager.loops()) {
             if (loop.manual() && loop.inLoop()) {
                 return new Driver(loop);
@@ -37,29 +37,29 @@ final class Driver {
     }
 
     /** The driver of {@code loop}, a manual loop of the calling thread's (or null: none). */
-    static Driver of(Loop loop) {
+    public static Driver of(Loop loop) {
         return loop != null && loop.manual() && loop.inLoop() ? new Driver(loop) : NONE;
     }
 
     /** The loop it drives, or null. */
-    Loop loop() {
+    public Loop loop() {
         return loop;
     }
 
     /** Waits up to {@code timeout} for {@code future}, driving the loop meanwhile. */
-    <T> T await(CompletableFuture<T> future, Duration timeout)
+    public <T> T await(CompletableFuture<T> future, Duration timeout)
             throws ExecutionException, TimeoutException, InterruptedException {
         return loop == null ? future.get(timeout.toNanos(), TimeUnit.NANOSECONDS) : loop.join(future, timeout);
     }
 
     /** The next element of {@code queue} within {@code timeout}, or null; the loop runs meanwhile. */
-    <T> T poll(BlockingQueue<T> queue, Duration timeout) throws InterruptedException {
+    public <T> T poll(BlockingQueue<T> queue, Duration timeout) throws InterruptedException {
         return loop == null ? queue.poll(timeout.toNanos(), TimeUnit.NANOSECONDS)
                 : Loop.pollOwned(queue, timeout.toNanos()); // the loop is this thread's own
     }
 
     /** Adds to {@code queue} and wakes the loop that may wait for it in {@link #poll}. Any thread. */
-    <T> Consumer<T> adder(BlockingQueue<T> queue) {
+    public <T> Consumer<T> adder(BlockingQueue<T> queue) {
         return element -> {
             queue.add(element);
             if (loop != null) {
@@ -69,7 +69,7 @@ final class Driver {
     }
 
     /** One step of a busy wait: a duty cycle of the loop, or a spin hint. */
-    void spin() {
+    public void spin() {
         if (loop != null) {
             loop.invoke();
         } else {
@@ -78,7 +78,7 @@ final class Driver {
     }
 
     /** One step of a sleeping wait of at most {@code nanos}: the loop blocks in its poller, else the thread parks. */
-    void nap(long nanos) {
+    public void nap(long nanos) {
         if (loop != null) {
             loop.idle(nanos);
         } else {

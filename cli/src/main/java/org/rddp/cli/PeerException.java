@@ -5,13 +5,13 @@ public final class PeerException extends Exception {
     private static final long serialVersionUID = 1L;
     private final boolean disconnected;
 
-    PeerException(String message, boolean disconnected) {
+    public PeerException(String message, boolean disconnected) {
         super(message);
         this.disconnected = disconnected;
     }
 
     /** A failure that is not a disconnect. */
-    PeerException(String message) {
+    public PeerException(String message) {
         this(message, false);
     }
 

@@ -42,21 +42,22 @@ import picocli.CommandLine.Spec;
  * options are what siw fixes at build time (revision, CRC, peer-to-peer); the IRD/ORD and private data go into
  * the RFC 6581 enhanced setup of either transport.
  */
-final class TransportOptions {
+@SuppressWarnings({"exports", "missing-explicit-ctor"}) // public for the command families in the sub-packages only
+public final class TransportOptions {
     /** The two transports. */
-    enum Transport { MPA, SCTP }
+    public enum Transport { MPA, SCTP }
 
     @Option(names = {"-t", "--transport"}, defaultValue = "mpa", converter = TransportConverter.class,
             description = "mpa (TCP, RFC 5044) or sctp (RFC 5043); default: ${DEFAULT-VALUE}")
-    Transport transport = Transport.MPA;
+    public Transport transport = Transport.MPA;
 
     @Option(names = "--sctp-stack", defaultValue = "auto", description = "SCTP backend: auto, kernel, usrsctp, "
             + "usrsctp-udp, usrsctp-native; default: ${DEFAULT-VALUE}")
-    String sctpStack = "auto";
+    public String sctpStack = "auto";
 
     @Option(names = "--peer-udp-port", description = "usrsctp over UDP: the UDP port the peer's usrsctp "
             + "encapsulates on (RFC 6951), when it is another process")
-    Integer peerUdpPort;
+    public Integer peerUdpPort;
 
     @Option(names = "--udp-port", description = "usrsctp over UDP: this side's UDP port (RFC 6951); default: a "
             + "free one, printed by the server")
@@ -68,7 +69,7 @@ final class TransportOptions {
 
     @Option(names = "--crc", negatable = true, defaultValue = "true", fallbackValue = "true",
             description = "ask for MPA CRCs (used when either side asks); --no-crc to leave them to the peer")
-    boolean crc = true;
+    public boolean crc = true;
 
     @Option(names = "--markers", description = "ask the peer for MPA Markers")
     boolean markers;
@@ -83,7 +84,7 @@ final class TransportOptions {
 
     @Option(names = "--mpa-mtu", defaultValue = "0", description = "the path MTU MPA cuts FPDUs for (RFC 5044 "
             + "§4.5), when the path's is smaller than the interface's; default: the interface's")
-    int mpaMtu;
+    public int mpaMtu;
 
     @Option(names = "--retry-rev1", description = "as MPA client, retry with revision 1 when the server closes "
             + "on an enhanced request (RFC 6581 §10)")
@@ -105,7 +106,7 @@ final class TransportOptions {
 
     @Option(names = "--setup-timeout", defaultValue = "10", description = "seconds to wait for the peer's "
             + "answer during setup (a server: for a connection's MPA Request); default: ${DEFAULT-VALUE}")
-    int setupTimeoutSeconds = 10;
+    public int setupTimeoutSeconds = 10;
 
     @Option(names = "--trace-sessions", description = "SCTP: print every DDP session control message sent and "
             + "received (Initiate, Accept, Reject, Terminate and RFC 6581's enhanced ones), on stderr")
@@ -119,7 +120,7 @@ final class TransportOptions {
     CommandSpec mixee;
 
     /** A connection manager of the chosen transport, bound to {@code local}, on a loop of its own thread. */
-    ConnectionManager open(InetAddress local) throws IOException {
+    public ConnectionManager open(InetAddress local) throws IOException {
         return open(local, Progress.automatic());
     }
 
@@ -127,7 +128,7 @@ final class TransportOptions {
      * A connection manager of the chosen transport, bound to {@code local}, its loops driven as {@code progress} says
      * (a manual one by the calling thread); the caller closes it.
      */
-    ConnectionManager open(InetAddress local, Progress progress) throws IOException {
+    public ConnectionManager open(InetAddress local, Progress progress) throws IOException {
         return switch (transport) {
             case MPA -> new MpaConnectionManager(mpaOptions(), local, progress);
             case SCTP -> new SctpConnectionManager(sctpStack(), local, traceSessions ? this::trace : ChunkTap.NONE,
@@ -153,7 +154,7 @@ final class TransportOptions {
     }
 
     /** The SCTP backend the options name, with the peer's UDP port when one is given. */
-    SctpStack sctpStack() throws IOException {
+    public SctpStack sctpStack() throws IOException {
         if (udpPort != null) {
             System.setProperty(UsrsctpStack.UDP_PORT_PROPERTY, udpPort.toString()); // read once, when usrsctp starts
         }
@@ -167,12 +168,12 @@ final class TransportOptions {
     }
 
     /** Where a peer finds this side beyond its address: usrsctp's UDP port, when SCTP runs over UDP. */
-    String encapsulation(ConnectionManager manager) {
+    public String encapsulation(ConnectionManager manager) {
         return manager instanceof SctpConnectionManager sctp ? encapsulation(sctp.stack()) : "";
     }
 
     /** Where a peer finds {@code stack} beyond its address: usrsctp's UDP port when it runs over UDP, else nothing. */
-    static String encapsulation(SctpStack stack) {
+    public static String encapsulation(SctpStack stack) {
         return stack != null && stack.name().contains("udp")
                 ? " (SCTP over UDP port " + UsrsctpStack.udpPort() + ": clients give --peer-udp-port "
                         + UsrsctpStack.udpPort() + ")"
@@ -195,7 +196,7 @@ final class TransportOptions {
      * model (RFC 5044 §7.1.2 keeps a responder silent until the initiator's first FPDU; RFC 6581's RTR is that
      * FPDU), so unless one was chosen the client asks for it with a Write RTR.
      */
-    void serverSendsFirst() {
+    public void serverSendsFirst() {
         if (transport != Transport.MPA || peerToPeer != null) {
             return;
         }
@@ -207,7 +208,7 @@ final class TransportOptions {
     }
 
     /** What a client asks for. */
-    ConnectOptions connectOptions() {
+    public ConnectOptions connectOptions() {
         boolean enhanced = !unenhanced && mpaRevision >= 2;
         if (peerToPeer != null && !enhanced) {
             throw new IllegalArgumentException("--p2p needs enhanced setup (MPA revision 2, no --unenhanced)");
@@ -217,7 +218,7 @@ final class TransportOptions {
     }
 
     /** What a server answers with. */
-    AcceptOptions acceptOptions() {
+    public AcceptOptions acceptOptions() {
         return new AcceptOptions(privateData(), ird, ord);
     }
 
@@ -233,7 +234,7 @@ final class TransportOptions {
      *
      * @return {@code manager}
      */
-    static ConnectionManager watchRefusals(ConnectionManager manager, String command, PrintWriter err,
+    public static ConnectionManager watchRefusals(ConnectionManager manager, String command, PrintWriter err,
             Consumer<String> clientRefused) {
         if (manager instanceof MpaConnectionManager mpa) {
             mpa.onRefusal(refusal -> {
@@ -250,7 +251,7 @@ final class TransportOptions {
     }
 
     /** How the connection came out: transport, CRC and Markers, IRD/ORD, peer-to-peer RTR. */
-    static String describe(Connection connection) {
+    public static String describe(Connection connection) {
         LlpParameters parameters = connection.parameters();
         RtrType rtr = parameters.rtrToSend() != RtrType.NONE ? parameters.rtrToSend() : parameters.rtrToReceive();
         return "over " + connection.queuePair().stream() + ", IRD " + parameters.ird() + ", ORD " + parameters.ord()
@@ -258,7 +259,7 @@ final class TransportOptions {
     }
 
     /** The local address this machine sends from towards {@code remote}. */
-    static InetAddress localFor(InetAddress remote) {
+    public static InetAddress localFor(InetAddress remote) {
         if (remote.isLoopbackAddress()) {
             return remote;
         }

@@ -1,0 +1,242 @@
+package org.rddp.cli.compare;
+
+import java.io.PrintWriter;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import org.rddp.cli.PeerException;
+import org.rddp.cli.TransportOptions;
+import org.rddp.transport.sctp.SctpStack;
+import org.rddp.transport.sctp.SctpStacks;
+import org.rddp.transport.sctp.usrsctp.UsrsctpStack;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code rddp compare}, the main job: RDDP over every transport this machine has, next to the raw socket
+ * baselines, over a size sweep; a table, and JSON and charts in a folder. Both ends run in this process on loopback,
+ * or, with {@code --serve} on one host and {@code --peer} on another, in two processes ({@link CompareResponder},
+ * {@link ComparePeer}). See {@link Compare}.
+ */
+@Command(name = "compare", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"RDMA Write bandwidth and Send latency of RDDP over MPA and SCTP next to plain TCP and SCTP "
+                + "sockets, for a size sweep; prints a table and writes JSON and charts.",
+            "Both ends on loopback in this process; or a responder (--serve) and an initiator (--peer HOST) in two "
+                + "processes or hosts, the initiator printing the table."})
+public final class CompareCommand implements Callable<Integer> {
+    @Option(names = "--serve", description = "be the responder of comparisons run from elsewhere with --peer, one "
+            + "after another until killed")
+    boolean serve;
+
+    @Option(names = "--once", description = "with --serve: serve one comparison, then exit (0 if it went through)")
+    boolean once;
+
+    @Option(names = "--stats", description = "on exit, print the process's counters (refused, malformed, "
+            + "terminated, lost, retransmitted) on stderr")
+    boolean stats;
+
+    @Option(names = {"-B", "--bind"}, defaultValue = "0.0.0.0", description = "with --serve: the address to listen "
+            + "on; default: ${DEFAULT-VALUE}")
+    InetAddress bind;
+
+    @Option(names = {"-p", "--port"}, defaultValue = "" + CompareResponder.DEFAULT_PORT, description = "with "
+            + "--serve: the control port; default: ${DEFAULT-VALUE} (also --peer's when it names none)")
+    int port = CompareResponder.DEFAULT_PORT;
+
+    @Option(names = "--peer", paramLabel = "HOST[:PORT]", description = "run against the responder there (rddp "
+            + "compare --serve) instead of in this process")
+    String peer;
+
+    @Option(names = "--udp-port", description = "usrsctp over UDP: this side's UDP port (RFC 6951); default: a free "
+            + "one (the responder tells the initiator its own)")
+    Integer udpPort;
+
+    @Option(names = "--sizes", split = ",", description = "message sizes in octets; default: "
+            + "64,256,1024,4096,16384,65536,262144,1048576")
+    List<Integer> sizes = List.of(64, 256, 1024, 4096, 16384, 65536, 262144, 1048576);
+
+    @Option(names = "--mib-per-point", defaultValue = "0", description = "MiB moved per bandwidth point (100 to "
+            + "50000 messages) instead of sizing each point to --seconds-per-point")
+    int mibPerPoint;
+
+    @Option(names = "--seconds-per-point", defaultValue = "1", description = "how long a bandwidth point lasts, "
+            + "at the rate its warm-up showed; default: ${DEFAULT-VALUE}")
+    double secondsPerPoint = 1;
+
+    @Option(names = "--repeat", defaultValue = "1", description = "measure every point this many times; the table "
+            + "shows the median, the spread and the median of the ratios taken within each run; default: "
+            + "${DEFAULT-VALUE}")
+    int repeat = 1;
+
+    @Option(names = "--latency-iters", defaultValue = "1000", description = "round trips per latency point; "
+            + "default: ${DEFAULT-VALUE}")
+    int latencyIterations = 1000;
+
+    @Option(names = "--latency-max", defaultValue = "65536", description = "largest size latency is measured at; "
+            + "default: ${DEFAULT-VALUE}")
+    int latencyMax = 65536;
+
+    @Option(names = {"-t", "--transports"}, split = ",", description = "mpa, sctp; default: every one available")
+    List<String> transports;
+
+    @Option(names = "--sctp-stack", defaultValue = "auto", description = "SCTP backend: auto, kernel, usrsctp, "
+            + "usrsctp-udp, usrsctp-native; default: ${DEFAULT-VALUE} (with --peer the responder runs the same)")
+    String sctpStack = "auto";
+
+    @Option(names = "--crc", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "MPA CRCs (RFC 5044 §4.4); --no-crc compares without them (both ends ask for none)")
+    boolean crc = true;
+
+    @Option(names = "--mpa-mtu", defaultValue = "0", description = "the path MTU MPA cuts FPDUs for; default: the "
+            + "interface's")
+    int mpaMtu;
+
+    @Option(names = {"-o", "--out"}, defaultValue = "compare-results", description = "folder for compare.json, "
+            + "bandwidth.png and latency.png; default: ${DEFAULT-VALUE}")
+    Path out = Path.of("compare-results");
+
+    @Option(names = "--json", description = "print the JSON instead of the table")
+    boolean json;
+
+    @Option(names = "--exs", description = "add the Extended Sockets API's normal sends over each transport (EXS "
+            + "over MPA, EXS over SCTP: advertised, read, acknowledged), each end driven by its own thread; both ends "
+            + "in this process, with the transports' defaults")
+    boolean exs;
+
+    @Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter stdout = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        if (udpPort != null) {
+            System.setProperty(UsrsctpStack.UDP_PORT_PROPERTY, udpPort.toString()); // read once, when usrsctp starts
+        }
+        if (serve) {
+            if (peer != null) {
+                throw new IllegalArgumentException("give --serve or --peer, not both");
+            }
+            try (CompareResponder responder = new CompareResponder(bind, port, stdout, err)) {
+                return responder.serve(once);
+            }
+        }
+        if (once) {
+            throw new IllegalArgumentException("--once is for the responder (--serve)");
+        }
+        if (exs && (peer != null || !crc || mpaMtu != 0 || !sctpStack.equals("auto"))) {
+            throw new IllegalArgumentException("--exs runs EXS in this process over the transports' defaults (the "
+                    + "preferred SCTP backend, MPA with CRCs): give it without --peer, --no-crc, --mpa-mtu and "
+                    + "--sctp-stack");
+        }
+        List<Compare.Series> series = new ArrayList<>();
+        SctpStack stack = null;
+        for (String transport : transports != null ? transports : List.of("mpa", "sctp")) {
+            switch (transport.toLowerCase(Locale.ROOT)) {
+                case "mpa" -> {
+                    series.addAll(List.of(Compare.Series.TCP_SOCKET, Compare.Series.RDDP_MPA));
+                    if (exs) {
+                        series.add(Compare.Series.EXS_MPA);
+                    }
+                }
+                case "sctp" -> {
+                    try {
+                        stack = SctpStacks.byName(sctpStack);
+                        series.add(Compare.Series.SCTP_SOCKET);
+                        if (stack.name().equals("kernel") && peer == null) {
+                            String jdk = JdkSctp.unavailable();
+                            if (jdk == null) {
+                                series.add(Compare.Series.JDK_SCTP_SOCKET); // what a Java user would pick
+                            } else {
+                                err.println("compare: " + jdk + "; comparing without it");
+                            }
+                        }
+                        series.add(Compare.Series.RDDP_SCTP);
+                        if (exs) {
+                            series.add(Compare.Series.EXS_SCTP);
+                        }
+                    } catch (java.io.IOException | UnsupportedOperationException e) {
+                        if (transports != null) {
+                            throw e; // asked for by name: no quiet fallback
+                        }
+                        err.println("compare: no SCTP here (" + e.getMessage() + "); comparing TCP/MPA only");
+                    }
+                }
+                default -> throw new IllegalArgumentException("a transport is mpa or sctp, not " + transport);
+            }
+        }
+        Compare.Results results;
+        if (peer == null) {
+            TransportOptions mpa = new TransportOptions();
+            mpa.crc = crc;
+            mpa.mpaMtu = mpaMtu;
+            TransportOptions sctp = new TransportOptions();
+            sctp.transport = TransportOptions.Transport.SCTP;
+            sctp.sctpStack = sctpStack;
+            Compare.Plan plan = plan(series, stack);
+            banner(stdout, series, stack, "loopback, both ends in this process");
+            results = Compare.run(plan, Compare.inProcess(new CompareEnds.Transports(mpa, sctp, stack)),
+                    Compare.IN_PROCESS, err::println);
+        } else {
+            if (!crc) {
+                throw new IllegalArgumentException("--no-crc is for the comparison in this process: a responder "
+                        + "asks for CRCs, and either side's asking turns them on (RFC 5044 §7.1.1)");
+            }
+            InetSocketAddress responder = responder(peer, port);
+            try (ComparePeer remote = ComparePeer.connect(responder, stack, err)) {
+                SctpStack remoteStack = remote.transports().sctpStack();
+                banner(stdout, series, remoteStack, "initiator here, responder at " + responder.getHostString() + ":"
+                        + responder.getPort());
+                results = Compare.run(plan(series, remoteStack), remote, remote.setup(), err::println);
+            } catch (PeerException e) {
+                err.println("rddp compare: " + e.getMessage());
+                return 1;
+            }
+        }
+        List<Path> written = Compare.write(results, out);
+        if (json) {
+            stdout.println(java.nio.file.Files.readString(written.getFirst()));
+        } else {
+            stdout.print(Compare.table(results, series));
+            stdout.println("written: " + String.join(", ", written.stream().map(Path::toString).toList()));
+        }
+        return 0;
+    }
+
+    private Compare.Plan plan(List<Compare.Series> series, SctpStack stack) {
+        return new Compare.Plan(sizes, (long) mibPerPoint << 20, secondsPerPoint, latencyIterations, latencyMax,
+                repeat, series, stack);
+    }
+
+    private static void banner(PrintWriter stdout, List<Compare.Series> series, SctpStack stack, String where) {
+        stdout.println("rddp compare: " + String.join(", ", series.stream().map(each -> each.label).toList())
+                + (stack != null ? " (SCTP: " + stack.name() + ")" : "") + "; " + where);
+        stdout.flush();
+    }
+
+    /** {@code HOST}, {@code HOST:PORT} or {@code [IPv6]:PORT}; the port defaults to {@code port}. */
+    static InetSocketAddress responder(String peer, int port) throws UnknownHostException {
+        String host = peer;
+        int at = port;
+        int colon = peer.lastIndexOf(':');
+        boolean bracketed = peer.startsWith("[");
+        if (colon > 0 && (bracketed ? peer.indexOf(']') < colon : peer.indexOf(':') == colon)) {
+            host = peer.substring(0, colon);
+            try {
+                at = Integer.parseInt(peer.substring(colon + 1));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("--peer is HOST or HOST:PORT, not " + peer);
+            }
+        }
+        if (bracketed) {
+            host = host.substring(1, host.indexOf(']'));
+        }
+        return new InetSocketAddress(InetAddress.getByName(host), at);
+    }
+}

@@ -1,0 +1,385 @@
+package org.rddp.cli.compare;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketTimeoutException;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.rddp.cli.Driver;
+import org.rddp.cli.PeerException;
+import org.rddp.cli.TransportOptions;
+import org.rddp.cli.compare.Compare.Task;
+import org.rddp.cli.perftest.PerfResult;
+import org.rddp.cli.perftest.PerfSession;
+import org.rddp.cli.perftest.Perftest.Test;
+import org.rddp.loop.Loop;
+import org.rddp.loop.Progress;
+import org.rddp.sctp.DdpSctp;
+import org.rddp.transport.sctp.SctpSocket;
+import org.rddp.transport.sctp.SctpStack;
+import org.rddp.verbs.ConnectionManager;
+import org.rddp.verbs.ConnectionRequest;
+import org.rddp.verbs.Listener;
+import org.rddp.verbs.RdmaDevice;
+
+/**
+ * The two ends of one point of {@code rddp compare}: the server end (the responder's), which listens on a port of
+ * its own from the moment it is made, and the client end (the initiator's), which connects to it and measures. RDDP
+ * runs as perftest's {@code write-bw} and {@code send-lat} ({@link PerfSession}), the baselines as
+ * {@link Baselines}. {@link #inProcess} runs both ends in this process on loopback; {@link CompareResponder} and
+ * {@link ComparePeer} run them in two.
+ */
+@SuppressWarnings("checkstyle:IllegalCatch") // the server thread hands whatever ended it to the caller
+final class CompareEnds {
+    /** How long one end waits for the other at any step. */
+    static final Duration TIMEOUT = Duration.ofSeconds(60);
+    private static final int STREAMS = 8;
+
+    /**
+     * What both ends run over.
+     *
+     * @param mpa       RDDP over MPA
+     * @param sctp      RDDP over SCTP
+     * @param sctpStack the raw SCTP baseline's backend (the same as RDDP's), or null without SCTP
+     */
+    record Transports(TransportOptions mpa, TransportOptions sctp, SctpStack sctpStack) {
+    }
+
+    /** The server end of a point, listening from the moment it is made until closed. */
+    interface Server extends AutoCloseable {
+        /** The port the client end connects to. */
+        int port();
+
+        /** Takes the client's connection and runs this end to the end of the point. */
+        void serve() throws Exception;
+
+        @Override
+        void close();
+    }
+
+    private CompareEnds() {
+    }
+
+    /** The server end of {@code task}, listening on {@code bind}. */
+    static Server server(Task task, Transports transports, InetAddress bind) throws IOException {
+        return switch (task.series()) {
+            case TCP_SOCKET -> new TcpServer(task, bind);
+            case SCTP_SOCKET -> new SctpServer(task, stack(transports), bind);
+            case JDK_SCTP_SOCKET -> new JdkSctpServer(task, bind);
+            case RDDP_MPA -> new RddpServer(task, transports.mpa(), bind);
+            case RDDP_SCTP -> new RddpServer(task, transports.sctp(), bind);
+            case EXS_MPA, EXS_SCTP -> throw new IllegalArgumentException(task.series().label
+                    + " runs with both ends in one process only");
+        };
+    }
+
+    /** Runs the client end of {@code task} against the server end at {@code server}; returns what it measured. */
+    static PerfResult client(Task task, Transports transports, InetSocketAddress server) throws Exception {
+        boolean bandwidth = task.bandwidth();
+        switch (task.series()) {
+            case TCP_SOCKET -> {
+                try (SocketChannel channel = Baselines.noDelay(SocketChannel.open(server))) {
+                    return bandwidth ? Baselines.tcpSend(channel, task.size(), task.iterations(),
+                            Test.WRITE_BW.defaultTxDepth())
+                            : Baselines.tcpPing(channel, task.size(), (int) task.iterations(), TIMEOUT);
+                }
+            }
+            case JDK_SCTP_SOCKET -> {
+                try (com.sun.nio.sctp.SctpChannel channel = JdkSctp.connect(server)) {
+                    return bandwidth ? JdkSctp.send(channel, task.size(), task.iterations(),
+                            Test.WRITE_BW.defaultTxDepth())
+                            : JdkSctp.ping(channel, task.size(), (int) task.iterations(), TIMEOUT);
+                }
+            }
+            case SCTP_SOCKET -> {
+                InetSocketAddress local = new InetSocketAddress(TransportOptions.localFor(server.getAddress()), 0);
+                SctpStack stack = stack(transports);
+                try (Loop loop = Loop.manual("sctp-socket-client", stack.newPoller());
+                        SctpSocket socket = connect(stack, loop, local, server)) {
+                    Driver driver = Driver.of(loop);
+                    return bandwidth ? Baselines.sctpSend(socket, driver, task.size(), task.iterations(),
+                            Test.WRITE_BW.defaultTxDepth(), TIMEOUT)
+                            : Baselines.sctpPing(socket, driver, task.size(), (int) task.iterations(), TIMEOUT);
+                }
+            }
+            default -> {
+                TransportOptions transport = task.series() == Compare.Series.RDDP_MPA ? transports.mpa()
+                        : transports.sctp();
+                PerfSession session = new PerfSession(new RdmaDevice("rddp-compare"), settings(task), true,
+                        line -> { }, line -> { });
+                List<PerfResult> results = new ArrayList<>();
+                try (ConnectionManager manager = transport.open(TransportOptions.localFor(server.getAddress()),
+                        Progress.manual())) {
+                    session.client(manager, server, transport.connectOptions(), results::add);
+                }
+                return results.getFirst();
+            }
+        }
+    }
+
+    /**
+     * Connects a raw socket on {@code loop}, a manual loop of this thread's, which this thread drives meanwhile: the
+     * handshake runs on it.
+     */
+    static SctpSocket connect(SctpStack stack, Loop loop, InetSocketAddress local, InetSocketAddress server)
+            throws IOException {
+        return stack.connect(loop, local, server, STREAMS, DdpSctp.ADAPTATION_INDICATION, TIMEOUT);
+    }
+
+    /**
+     * Both ends of {@code task} in this process, on loopback: the server end on a thread of its own, which makes it
+     * (its loop is manual: the thread that serves drives it) and serves it; this thread is the client end.
+     */
+    static PerfResult inProcess(Task task, Transports transports) throws Exception {
+        InetAddress loopback = InetAddress.getLoopbackAddress();
+        CompletableFuture<Integer> listening = new CompletableFuture<>();
+        CompletableFuture<Void> served = new CompletableFuture<>();
+        Thread.ofPlatform().name("rddp-compare-server").daemon().start(() -> {
+            try (Server server = server(task, transports, loopback)) {
+                listening.complete(server.port());
+                server.serve();
+                served.complete(null);
+            } catch (Exception | Error e) { // handed to the caller, whatever it was
+                listening.completeExceptionally(e);
+                served.completeExceptionally(e);
+            }
+        });
+        try {
+            PerfResult result = client(task, transports, new InetSocketAddress(loopback,
+                    listening.get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)));
+            served.get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            return result;
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof Exception cause ? cause : e;
+        }
+    }
+
+    /** The perftest run RDDP's point is: Write bandwidth, or Send ping-pong latency, at one size. */
+    static PerfSession.Settings settings(Task task) {
+        return task.bandwidth()
+                ? new PerfSession.Settings(Test.WRITE_BW, List.of(task.size()), (int) task.iterations(), 0,
+                        Test.WRITE_BW.defaultTxDepth(), 1, 1, false, TIMEOUT)
+                : new PerfSession.Settings(Test.SEND_LAT, List.of(task.size()), (int) task.iterations(), 0, 1,
+                        Test.SEND_LAT.defaultRxDepth(), 1, false, TIMEOUT);
+    }
+
+    private static SctpStack stack(Transports transports) {
+        if (transports.sctpStack() == null) {
+            throw new IllegalArgumentException("SCTP was not agreed on for this comparison");
+        }
+        return transports.sctpStack();
+    }
+
+    /** RDDP's server end: a listener of the transport; perftest's control and data connections arrive on it. */
+    private static final class RddpServer implements Server {
+        private final TransportOptions transport;
+        private final PerfSession.Settings settings;
+        private final PerfSession session;
+        private final BlockingQueue<ConnectionRequest> requests = new LinkedBlockingQueue<>();
+        private final ConnectionManager manager;
+        private final Driver driver;
+        private final Listener listener;
+
+        /** Made on the thread that serves it: its loop is manual, and that thread drives it. */
+        RddpServer(Task task, TransportOptions transport, InetAddress bind) throws IOException {
+            this.transport = transport;
+            settings = settings(task);
+            session = new PerfSession(new RdmaDevice("rddp-compare"), settings, false, line -> { }, line -> { });
+            manager = transport.open(bind, Progress.manual());
+            driver = Driver.of(manager);
+            try {
+                listener = manager.listen(new InetSocketAddress(bind, 0), driver.adder(requests));
+            } catch (IOException | RuntimeException e) {
+                manager.close();
+                throw e;
+            }
+        }
+
+        @Override
+        public int port() {
+            return ((InetSocketAddress) listener.address()).getPort();
+        }
+
+        @Override
+        public void serve() throws Exception {
+            ConnectionRequest control = driver.poll(requests, TIMEOUT);
+            if (control == null) {
+                throw new PeerException("no connection from the client within " + TIMEOUT.toSeconds() + " s");
+            }
+            try {
+                driver.await(control.accept(session.controlQueuePair(), transport.acceptOptions()), TIMEOUT);
+            } catch (ExecutionException e) {
+                throw new PeerException("accepting the control connection failed: " + e.getCause().getMessage());
+            } catch (TimeoutException e) {
+                throw new PeerException("the control connection was not set up within " + TIMEOUT.toSeconds() + " s");
+            }
+            session.server(driver, requests, transport.acceptOptions(), result -> { });
+        }
+
+        @Override
+        public void close() {
+            listener.close();
+            try {
+                manager.close();
+            } catch (IOException e) {
+                // closing after the point: the point's own outcome is what counts
+            }
+        }
+    }
+
+    /** The TCP baseline's server end: a listening socket; the receiver or the echo. */
+    private static final class TcpServer implements Server {
+        private final Task task;
+        private final ServerSocketChannel listener;
+
+        TcpServer(Task task, InetAddress bind) throws IOException {
+            this.task = task;
+            listener = ServerSocketChannel.open().bind(new InetSocketAddress(bind, 0));
+        }
+
+        @Override
+        public int port() {
+            return listener.socket().getLocalPort();
+        }
+
+        @Override
+        public void serve() throws IOException {
+            listener.socket().setSoTimeout((int) TIMEOUT.toMillis());
+            SocketChannel accepted;
+            try {
+                accepted = listener.socket().accept().getChannel();
+            } catch (SocketTimeoutException e) {
+                throw new IOException("no connection from the client within " + TIMEOUT.toSeconds() + " s", e);
+            }
+            try (SocketChannel channel = Baselines.noDelay(accepted)) {
+                if (task.bandwidth()) {
+                    Baselines.tcpSink(channel, task.size() * task.iterations());
+                } else {
+                    Baselines.tcpEcho(channel, task.size(), (int) task.iterations(), TIMEOUT);
+                }
+            }
+        }
+
+        @Override
+        public void close() {
+            try {
+                listener.close();
+            } catch (IOException e) {
+                // closing after the point: the point's own outcome is what counts
+            }
+        }
+    }
+
+    /**
+     * The raw SCTP baseline's server end: a listening socket of the stack, on a manual loop of the thread that serves
+     * it, as RDDP's server end; the receiver or the echo.
+     */
+    private static final class SctpServer implements Server {
+        private final Task task;
+        private final Loop loop;
+        private final Driver driver;
+        private final SctpStack.Listening listening;
+        private final CompletableFuture<SctpSocket> accepted = new CompletableFuture<>();
+        private volatile boolean taken;
+
+        SctpServer(Task task, SctpStack stack, InetAddress bind) throws IOException {
+            this.task = task;
+            loop = Loop.manual("sctp-socket-server", stack.newPoller());
+            driver = Driver.of(loop);
+            try {
+                listening = stack.listen(loop, new InetSocketAddress(bind, 0), STREAMS,
+                        DdpSctp.ADAPTATION_INDICATION);
+            } catch (IOException | RuntimeException e) {
+                loop.close();
+                throw e;
+            }
+            listening.start(socket -> {
+                if (!accepted.complete(socket)) {
+                    socket.abort(); // one association per point
+                }
+            });
+        }
+
+        @Override
+        public int port() {
+            return listening.address().getPort();
+        }
+
+        @Override
+        public void serve() throws Exception {
+            SctpSocket association;
+            try {
+                association = driver.await(accepted, TIMEOUT);
+            } catch (TimeoutException e) {
+                throw new IOException("no association from the client within " + TIMEOUT.toSeconds() + " s", e);
+            }
+            taken = true;
+            try (SctpSocket socket = association) {
+                if (task.bandwidth()) {
+                    Baselines.sctpSink(socket, driver, task.size() * task.iterations(), TIMEOUT);
+                } else {
+                    Baselines.sctpEcho(socket, driver, task.size(), (int) task.iterations(), TIMEOUT);
+                }
+            }
+        }
+
+        @Override
+        public void close() {
+            listening.close();
+            if (!accepted.completeExceptionally(new IOException("the point is over")) && !taken) {
+                accepted.join().abort(); // accepted, never served
+            }
+            loop.close(); // on its own thread: the listener's close queued above runs first
+        }
+    }
+
+    /** The JDK SCTP baseline's server end: a server channel of the JDK's, one association per point. */
+    private static final class JdkSctpServer implements Server {
+        private final Task task;
+        private final com.sun.nio.sctp.SctpServerChannel listening;
+
+        JdkSctpServer(Task task, InetAddress bind) throws IOException {
+            this.task = task;
+            this.listening = JdkSctp.listen(bind);
+        }
+
+        @Override
+        public int port() {
+            try {
+                return JdkSctp.port(listening);
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }
+
+        @Override
+        public void serve() throws Exception {
+            try (com.sun.nio.sctp.SctpChannel channel = JdkSctp.accept(listening, TIMEOUT)) {
+                if (task.bandwidth()) {
+                    JdkSctp.sink(channel, task.size() * task.iterations());
+                } else {
+                    JdkSctp.echo(channel, task.size(), (int) task.iterations(), TIMEOUT);
+                }
+            }
+        }
+
+        @Override
+        public void close() {
+            try {
+                listening.close();
+            } catch (IOException e) {
+                // the point is over anyway
+            }
+        }
+    }
+}

@@ -1,0 +1,2 @@
+/** {@code rddp demo}: a frame of every wire format, encoded, decoded back and printed. */
+package org.rddp.cli.demo;

@@ -1,0 +1,218 @@
+package org.rddp.cli.perftest;
+
+import java.util.Locale;
+import java.util.function.Consumer;
+import org.rddp.cli.PeerException;
+import org.rddp.cli.perftest.PerfSession.DataQp;
+import org.rddp.cli.perftest.Perftest.Test;
+import org.rddp.verbs.WorkOpcode;
+import org.rddp.verbs.ReceiveWorkRequest;
+import org.rddp.verbs.SendWorkRequest;
+import org.rddp.verbs.WcOpcode;
+import org.rddp.verbs.WorkCompletion;
+
+/**
+ * perftest's bandwidth family as {@link PerfSession} runs it: {@code write_bw}, {@code read_bw} (the client keeps
+ * tx depth operations outstanding per queue pair, the server reports nothing until the client's results come over the
+ * control connection) and {@code send_bw} (the server's receives, re-posted while more are due, and its credits to
+ * the client as RDMA Writes).
+ */
+final class BandwidthTests {
+    private final PerfSession s;
+
+    BandwidthTests(PerfSession s) {
+        this.s = s;
+    }
+
+    void rdmaBandwidth(Consumer<PerfResult> results) throws PeerException {
+        s.exchangeDests();
+        s.exchangeDests();
+        s.handshake();
+        if (s.client) {
+            PerfResult.Bandwidth last = null;
+            for (int size : s.settings.sizes()) {
+                last = bandwidthClient(size);
+                results.accept(last);
+            }
+            s.handshake();
+            s.control.exchange(Perftest.quad(last.bytes()), "report: size");
+            s.control.exchange(Perftest.quad(last.iterations()), "report: iterations");
+            s.control.exchange(Perftest.real(last.peakMbps()), "report: peak");
+            s.control.exchange(Perftest.real(last.averageMbps()), "report: average");
+            s.control.exchange(Perftest.real(last.messageRateMpps()), "report: message rate");
+        } else {
+            s.control.exchange(s.qps.getFirst().mine.encode(), "the client's end of its run",
+                    PerfSession.WHILE_PEER_RUNS);
+            long size = Perftest.quad(s.control.exchange(new byte[8], "report: size"));
+            long iterations = Perftest.quad(s.control.exchange(new byte[8], "report: iterations"));
+            double peak = Perftest.real(s.control.exchange(new byte[8], "report: peak"));
+            double average = Perftest.real(s.control.exchange(new byte[8], "report: average"));
+            double rate = Perftest.real(s.control.exchange(new byte[8], "report: message rate"));
+            if (s.settings.verify() && s.test == Test.WRITE_BW) {
+                for (int written : s.settings.sizes()) {
+                    s.verifySlots(written, true);
+                }
+            }
+            results.accept(new PerfResult.Bandwidth((int) size, iterations, peak, average, rate));
+        }
+        s.handshake();
+    }
+
+    void sendBandwidth(Consumer<PerfResult> results) throws PeerException {
+        s.exchangeDests();
+        s.handshake();
+        s.exchangeDests();
+        boolean all = s.settings.sizes().size() > 1;
+        for (int size : s.settings.sizes()) {
+            if (!s.client) {
+                s.postReceives(size);
+            }
+            s.handshake();
+            for (DataQp data : s.qps) {
+                data.credit.memory().set(PerfSession.CREDIT_VALUE, PerfSession.CREDIT_SINK, 0);
+            }
+            results.accept(s.client ? bandwidthClient(size) : sendBandwidthServer(size));
+            if (all) {
+                s.handshake();
+            }
+        }
+        s.handshake();
+    }
+
+    /** Write, Read or Send bandwidth as the client: txDepth outstanding per queue pair, round-robin. */
+    PerfResult.Bandwidth bandwidthClient(int size) throws PeerException {
+        int inc = Perftest.inc(size, s.cacheLine);
+        int slots = size <= s.cycle / 2 ? s.cycle / inc : 1;
+        boolean send = s.test.opcode == WorkOpcode.SEND;
+        if (s.settings.verify() && s.test.opcode == WorkOpcode.RDMA_READ) {
+            for (DataQp data : s.qps) {
+                data.buffer.memory().asSlice(0, s.half).fill((byte) 0);
+            }
+        }
+        SendWorkRequest request = new SendWorkRequest(1).opcode(s.test.opcode).signaled(true);
+        PerfMeter meter = new PerfMeter(size, s.txDepth, s.settings);
+        long iterations = s.settings.iterations();
+        for (DataQp data : s.qps) {
+            data.posted = 0;
+            data.completed = 0;
+        }
+        while (true) {
+            boolean running = iterations > 0 || !meter.over();
+            boolean blockedOnCredit = false;
+            long outstanding = 0;
+            for (int i = 0; i < s.qps.size(); i++) {
+                DataQp data = s.qps.get(i);
+                while (running && data.posted - data.completed < s.txDepth
+                        && (iterations == 0 || data.posted < iterations)) {
+                    if (send && data.posted + 1 - creditOf(data) >= s.rxDepth) {
+                        blockedOnCredit = true;
+                        break;
+                    }
+                    long offset = send ? 0 : (data.posted % slots) * inc;
+                    request.wrId(i).sge(0, data.buffer, offset, size);
+                    if (!send) {
+                        request.remote(data.remote.rkey(), data.remote.vaddr() + offset);
+                    }
+                    s.post(data, request, s.test.opcode.name(), data.posted);
+                    meter.start();
+                    data.posted++;
+                }
+                outstanding += data.posted - data.completed;
+            }
+            if (outstanding == 0) {
+                if (blockedOnCredit) {
+                    pause(meter);
+                    continue;
+                }
+                if (!running || iterations > 0) {
+                    break;
+                }
+            }
+            WorkCompletion completion = s.completions.poll();
+            if (completion == null) {
+                if (outstanding > 0) {
+                    completion = s.completions.next("a " + s.test.opcode + " completion",
+                            (int) Math.max(1, Math.min(outstanding, s.txDepth / 2)));
+                } else {
+                    continue;
+                }
+            }
+            s.qps.get((int) completion.wrId()).completed++;
+            meter.tick();
+            report(meter, size);
+        }
+        if (s.settings.verify() && s.test.opcode == WorkOpcode.RDMA_READ) {
+            s.verifySlots(size, false);
+        }
+        return meter.result();
+    }
+
+    /** The receive count the peer credited, as perftest writes it (a little-endian 32-bit count). */
+    static long creditOf(DataQp data) {
+        return Integer.toUnsignedLong((int) PerfSession.CREDIT.getVolatile(data.credit.memory(),
+                (long) PerfSession.CREDIT_SINK));
+    }
+
+    /** Send bandwidth as the server: receives, posted again while more are due, and credits for the client. */
+    PerfResult.Bandwidth sendBandwidthServer(int size) throws PeerException {
+        ReceiveWorkRequest receive = new ReceiveWorkRequest(1);
+        SendWorkRequest credit = new SendWorkRequest(1).opcode(WorkOpcode.RDMA_WRITE).signaled(true);
+        long iterations = s.settings.iterations();
+        int every = Math.max(1, s.rxDepth / 3);
+        PerfMeter meter = new PerfMeter(size, s.txDepth, s.settings);
+        long due = iterations * s.qps.size(); // receives still to come, counted down rather than recounted each time
+        while (iterations == 0 ? !meter.over() : due > 0) {
+            WorkCompletion completion = s.completions.next("a Send from the client");
+            if (completion.opcode() != WcOpcode.RECV) {
+                continue; // a credit Write done
+            }
+            int i = (int) completion.wrId();
+            DataQp data = s.qps.get(i);
+            if (completion.byteLength() != size) {
+                throw new PeerException("received a Send of " + completion.byteLength() + " octets, not " + size
+                        + ": give both sides the same size");
+            }
+            if (s.settings.verify()) {
+                PerfSession.verify(data.buffer.memory().asSlice(s.half, size), 0, "Send " + data.received);
+            }
+            meter.start();
+            data.received++;
+            due--;
+            meter.tick();
+            if (iterations == 0 || data.receivesPosted < iterations) {
+                receive.wrId(i).sge(0, data.buffer, s.half, size);
+                data.qp.postReceive(receive);
+                data.receivesPosted++;
+            }
+            if ((data.received % s.rxDepth) % every == 0) {
+                data.credit.memory().set(PerfSession.CREDIT_VALUE, PerfSession.CREDIT_SOURCE, (int) data.received);
+                credit.wrId(i).sge(0, data.credit, PerfSession.CREDIT_SOURCE, 4).remote(data.remote.rkey(),
+                        data.remote.vaddr());
+                s.post(data, credit, "a credit");
+            }
+            report(meter, size);
+        }
+        return meter.result();
+    }
+
+    /** Waits a moment for the peer's credit: it comes as an RDMA Write, with no completion on this side. */
+    void pause(PerfMeter meter) throws PeerException {
+        if (meter.over()) {
+            return;
+        }
+        s.driver.nap(20_000);
+        for (DataQp data : s.qps) {
+            s.completions.check(data.qp, "waiting for the server's credit");
+        }
+    }
+
+    void report(PerfMeter meter, int size) {
+        long now = System.nanoTime();
+        if (now - meter.lastReport >= PerfSession.PROGRESS.toNanos()) {
+            meter.lastReport = now;
+            s.progress.accept(String.format(Locale.ROOT, "%s %d octets: %d messages, %.2f MB/sec so far",
+                    s.test.command(), size, meter.count, meter.count * (double) size / ((now - meter.begin) / 1e9)
+                            / (1 << 20)));
+        }
+    }
+}

@@ -1,0 +1,157 @@
+package org.rddp.cli.perftest;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import org.rddp.cli.Completions;
+import org.rddp.cli.PeerException;
+import org.rddp.cli.perftest.PerfSession.DataQp;
+import org.rddp.verbs.QpState;
+import org.rddp.verbs.WorkOpcode;
+import org.rddp.verbs.QueuePair;
+import org.rddp.verbs.ReceiveWorkRequest;
+import org.rddp.verbs.SendWorkRequest;
+import org.rddp.verbs.WcOpcode;
+import org.rddp.verbs.WorkCompletion;
+
+/**
+ * perftest's latency family as {@link PerfSession} runs it: {@code write_lat} (each side watches the last octet of its
+ * buffer for the peer's count), {@code read_lat} (the client alone, one Read at a time) and {@code send_lat} (each side
+ * answers a receive with a Send); half of each round trip, as perftest reports it.
+ */
+final class LatencyTests {
+    private final PerfSession s;
+
+    LatencyTests(PerfSession s) {
+        this.s = s;
+    }
+
+    /** Write ping-pong: the server writes first; each side polls the last octet of its buffer for the count. */
+    PerfResult.Latency writeLatency(int size) throws PeerException {
+        DataQp data = s.qps.getFirst();
+        MemorySegment source = data.buffer.memory().asSlice(0, size);
+        MemorySegment sink = data.buffer.memory().asSlice(s.half, size);
+        SendWorkRequest write = new SendWorkRequest(1).opcode(WorkOpcode.RDMA_WRITE).signaled(true)
+                .sge(0, data.buffer, 0, size).remote(data.remote.rkey(), data.remote.vaddr());
+        int iterations = s.settings.iterations();
+        long[] posted = new long[iterations];
+        for (int sent = 0, received = 0; sent < iterations || received < iterations;) {
+            if (received < iterations && (s.client || sent > 0)) {
+                received++;
+                awaitByte(sink, size - 1, (byte) received, "the peer's RDMA Write", received);
+                if (s.settings.verify() && size > 1) {
+                    PerfSession.verify(sink.asSlice(0, size - 1), 0, "RDMA Write " + received);
+                }
+            }
+            if (sent < iterations) {
+                source.set(ValueLayout.JAVA_BYTE, size - 1, (byte) (sent + 1));
+                posted[sent] = System.nanoTime();
+                s.post(data, write, "RDMA Write", sent);
+                sent++;
+                s.completions.spin("the completion of RDMA Write", sent);
+            }
+        }
+        // as it was, for the next size's source
+        source.set(ValueLayout.JAVA_BYTE, size - 1, PerfSession.pattern(size - 1));
+        return latency(size, posted);
+    }
+
+    /** Read latency: one Read at a time, the client alone. */
+    PerfResult.Latency readLatency(int size) throws PeerException {
+        DataQp data = s.qps.getFirst();
+        SendWorkRequest read = new SendWorkRequest(1).opcode(WorkOpcode.RDMA_READ).signaled(true)
+                .sge(0, data.buffer, 0, size).remote(data.remote.rkey(), data.remote.vaddr());
+        long[] posted = new long[s.settings.iterations()];
+        for (int i = 0; i < posted.length; i++) {
+            if (s.settings.verify()) {
+                data.buffer.memory().asSlice(0, size).fill((byte) 0);
+            }
+            posted[i] = System.nanoTime();
+            s.post(data, read, "RDMA Read", i);
+            s.completions.spin("the completion of RDMA Read", i);
+            if (s.settings.verify()) {
+                PerfSession.verify(data.buffer.memory().asSlice(0, size), 0, "RDMA Read " + i);
+            }
+        }
+        return latency(size, posted);
+    }
+
+    /** Send ping-pong: the client sends first; each side answers a receive with a Send. */
+    PerfResult.Latency sendLatency(int size) throws PeerException {
+        DataQp data = s.qps.getFirst();
+        SendWorkRequest send = new SendWorkRequest(1).opcode(WorkOpcode.SEND).signaled(true)
+                .sge(0, data.buffer, 0, size);
+        ReceiveWorkRequest receive = new ReceiveWorkRequest(1).sge(0, data.buffer, s.half, size);
+        int iterations = s.settings.iterations();
+        long[] posted = new long[iterations];
+        for (int sent = 0, received = 0; sent < iterations || received < iterations;) {
+            if (received < iterations && (!s.client || sent > 0)) {
+                WorkCompletion completion;
+                do {
+                    completion = s.completions.spin("the peer's Send", received);
+                } while (completion.opcode() != WcOpcode.RECV);
+                if (completion.byteLength() != size) {
+                    throw new PeerException("received a Send of " + completion.byteLength() + " octets, not "
+                            + size + ": give both sides the same size");
+                }
+                if (s.settings.verify()) {
+                    PerfSession.verify(data.buffer.memory().asSlice(s.half, size), 0, "Send " + received);
+                }
+                received++;
+                if (data.receivesPosted < iterations) {
+                    data.qp.postReceive(receive);
+                    data.receivesPosted++;
+                }
+            }
+            if (sent < iterations) {
+                posted[sent] = System.nanoTime();
+                s.post(data, send, "Send", sent);
+                sent++;
+            }
+        }
+        return latency(size, posted);
+    }
+
+    PerfResult.Latency latency(int size, long[] posted) {
+        if (posted.length < 2) {
+            return PerfResult.Latency.of(size, posted.length, new long[] {0}, s.test.rttFactor());
+        }
+        long[] deltas = new long[posted.length - 1];
+        for (int i = 0; i < deltas.length; i++) {
+            deltas[i] = posted[i + 1] - posted[i];
+        }
+        java.util.Arrays.sort(deltas);
+        int kept = deltas.length > PerfSession.LATENCY_TAIL ? deltas.length - PerfSession.LATENCY_TAIL
+                : deltas.length; // as perftest
+        return PerfResult.Latency.of(size, posted.length, java.util.Arrays.copyOf(deltas, kept), s.test.rttFactor());
+    }
+
+    /**
+     * Waits for an octet of registered memory to take {@code value}: spins briefly, then yields, then parks in
+     * short naps (on a machine with few cores a spinning thread would starve the transport that brings it).
+     * The connection's state is read before the memory, so a peer that writes its last octet and closes at once
+     * is not taken for one that left without writing.
+     */
+    void awaitByte(MemorySegment memory, long offset, byte value, String what, long number)
+            throws PeerException {
+        QueuePair qp = s.qps.getFirst().qp;
+        long deadline = System.nanoTime() + s.settings.timeout().toNanos();
+        for (int round = 0; ; round++) {
+            boolean ended = round >= Completions.SPINS && qp.state() != QpState.RTS;
+            if ((byte) PerfSession.BYTE.getVolatile(memory, offset) == value) {
+                return;
+            }
+            if (ended) {
+                s.completions.check(qp, "waiting for " + what + " " + number);
+            }
+            if (round < Completions.SPINS) {
+                s.driver.spin();
+            } else {
+                s.driver.nap(20_000); // a manual loop blocks in its poller: the Write wakes it
+                if (System.nanoTime() - deadline > 0) {
+                    throw new PeerException("no answer within " + s.settings.timeout().toSeconds() + " s waiting for "
+                            + what + " " + number);
+                }
+            }
+        }
+    }
+}

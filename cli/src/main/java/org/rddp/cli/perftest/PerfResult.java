@@ -1,0 +1,69 @@
+package org.rddp.cli.perftest;
+
+import java.util.Arrays;
+
+/** What one size of a perftest-style run measured: bandwidth or latency. */
+public sealed interface PerfResult permits PerfResult.Bandwidth, PerfResult.Latency {
+    /** Message size in octets. */
+    int bytes();
+
+    /** Messages moved. */
+    long iterations();
+
+    /**
+     * A bandwidth result, in perftest's units: MB/sec of 2^20 octets, millions of messages per second.
+     *
+     * @param bytes        message size
+     * @param iterations   messages completed
+     * @param peakMbps     the best tenth of the run
+     * @param averageMbps  all octets over the whole run, first post to last completion
+     * @param messageRateMpps messages per second over the whole run, in millions
+     */
+    record Bandwidth(int bytes, long iterations, double peakMbps, double averageMbps, double messageRateMpps)
+            implements PerfResult {
+        /** From octets and nanoseconds. */
+        public static Bandwidth of(int bytes, long iterations, long nanos, double peakMbps) {
+            double seconds = nanos / 1e9;
+            double average = bytes * (double) iterations / seconds / (1 << 20);
+            return new Bandwidth(bytes, iterations, Math.max(peakMbps, average), average, iterations / seconds / 1e6);
+        }
+    }
+
+    /**
+     * A latency result in microseconds, as perftest reports it (for Write and Send ping-pong, half the round
+     * trip; for Read, the whole Read).
+     *
+     * @param bytes      message size
+     * @param iterations samples
+     * @param minUsec    fastest
+     * @param maxUsec    slowest
+     * @param typicalUsec the median
+     * @param averageUsec mean
+     * @param stdevUsec  standard deviation
+     * @param p99Usec    99th percentile
+     * @param p999Usec   99.9th percentile
+     */
+    record Latency(int bytes, long iterations, double minUsec, double maxUsec, double typicalUsec,
+            double averageUsec, double stdevUsec, double p99Usec, double p999Usec) implements PerfResult {
+        /** From samples in nanoseconds, each {@code divisor} times the latency (2 for a round trip). */
+        public static Latency of(int bytes, long[] nanos, int divisor) {
+            return of(bytes, nanos.length, nanos, divisor);
+        }
+
+        /** From samples of a run of {@code iterations} (perftest leaves its slowest out of the samples). */
+        static Latency of(int bytes, long iterations, long[] nanos, int divisor) {
+            long[] sorted = nanos.clone();
+            Arrays.sort(sorted);
+            double scale = 1e3 * divisor;
+            double mean = Arrays.stream(sorted).average().orElse(0);
+            double variance = Arrays.stream(sorted).mapToDouble(v -> (v - mean) * (v - mean)).average().orElse(0);
+            return new Latency(bytes, iterations, sorted[0] / scale, sorted[sorted.length - 1] / scale,
+                    at(sorted, 0.5) / scale, mean / scale, Math.sqrt(variance) / scale, at(sorted, 0.99) / scale,
+                    at(sorted, 0.999) / scale);
+        }
+
+        private static long at(long[] sorted, double fraction) {
+            return sorted[Math.min(sorted.length - 1, (int) Math.ceil(sorted.length * fraction) - 1)];
+        }
+    }
+}

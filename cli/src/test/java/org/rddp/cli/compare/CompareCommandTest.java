@@ -1,0 +1,249 @@
+package org.rddp.cli.compare;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.awt.image.BufferedImage;
+import java.io.PrintWriter;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import javax.imageio.ImageIO;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.rddp.cli.InProcess.Run;
+import org.rddp.cli.InProcess;
+
+/**
+ * {@code rddp compare} on a small sweep: every transport and baseline, the table, the JSON and the charts; in one
+ * process, and as a responder and an initiator (two runs of the command in this JVM, talking over loopback).
+ */
+class CompareCommandTest {
+
+    @Test
+    void comparesEveryTransportWithItsBaselineAndWritesJsonAndCharts(@TempDir Path out) throws Exception {
+        Run run = InProcess.rddp("compare", "--sizes", "256,65536", "--mib-per-point", "2",
+                "--latency-iters", "50", "-o", out.toString());
+        assertThat(run.status()).as(run.err()).isZero();
+        assertTableAndFiles(run, out);
+        assertThat(new ObjectMapper().readTree(out.resolve("compare.json").toFile()).get("setup").asText())
+                .isEqualTo("both ends in one process, loopback");
+    }
+
+    @Test
+    @Timeout(value = 3, unit = TimeUnit.MINUTES)
+    void comparesBetweenAResponderAndAnInitiatorOverBothTransports(@TempDir Path out) throws Exception {
+        String port = Integer.toString(InProcess.freePort());
+        CompletableFuture<Void> listening = new CompletableFuture<>();
+        CompletableFuture<Run> responder = CompletableFuture.supplyAsync(() -> InProcess.rddp(listening,
+                "compare", "--serve", "-B", "127.0.0.1", "-p", port, "--once"));
+        listening.get(60, TimeUnit.SECONDS);
+        Run initiator = InProcess.rddp("compare", "--peer", "127.0.0.1:" + port, "--sctp-stack", "usrsctp",
+                "--sizes", "256,65536", "--mib-per-point", "2", "--latency-iters", "50", "-o", out.toString());
+        Run served = responder.get(60, TimeUnit.SECONDS);
+        assertThat(initiator.status()).as(initiator.err()).isZero();
+        assertThat(initiator.out()).contains("(SCTP: usrsctp-udp); initiator here, responder at 127.0.0.1:" + port);
+        assertTableAndFiles(initiator, out);
+        assertThat(new ObjectMapper().readTree(out.resolve("compare.json").toFile()).get("setup").asText())
+                .startsWith("two processes: initiator 127.0.0.1, responder 127.0.0.1:" + port);
+        assertThat(served.status()).as(served.err()).isZero();
+        // a warm-up pass of 4 series x 2 measures at each of the 2 sizes, then the same measured
+        assertThat(served.out()).contains("(SCTP: usrsctp-udp on UDP port ").contains(" done, 32 points");
+    }
+
+    @Test
+    @Timeout(value = 3, unit = TimeUnit.MINUTES)
+    void aResponderServesOneComparisonAfterAnotherUntilClosed(@TempDir Path out) throws Exception {
+        java.io.StringWriter said = new java.io.StringWriter();
+        PrintWriter print = new PrintWriter(said, true);
+        CompareResponder responder = new CompareResponder(InetAddress.getLoopbackAddress(), 0, print, print);
+        int port = Integer.parseInt(said.toString().replaceAll("(?s).*listening on 127.0.0.1:(\\d+).*", "$1"));
+        CompletableFuture<Integer> serving = CompletableFuture.supplyAsync(() -> {
+            try {
+                return responder.serve(false);
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        for (int round = 0; round < 2; round++) {
+            Run initiator = InProcess.rddp("compare", "--peer", "127.0.0.1:" + port, "-t", "mpa", "--sizes",
+                    "1024", "--mib-per-point", "1", "--latency-iters", "20", "-o", out.toString(), "--json");
+            assertThat(initiator.status()).as(initiator.err()).isZero();
+            assertThat(initiator.out()).contains("RDDP over MPA").contains("two processes: initiator 127.0.0.1");
+        }
+        responder.close();
+        assertThat(serving.get(30, TimeUnit.SECONDS)).as(said.toString()).isZero();
+        // each time the warm-up and one size: 2 series x 2 measures, twice
+        assertThat(said.toString().split(" done, 8 points", -1)).hasSize(3);
+    }
+
+    /** Starts {@code rddp compare --serve --once} on loopback at {@code port}; returns once it listens. */
+    private static CompletableFuture<Run> onceResponder(String port) throws Exception {
+        CompletableFuture<Void> listening = new CompletableFuture<>();
+        CompletableFuture<Run> responder = CompletableFuture.supplyAsync(() -> InProcess.rddp(listening,
+                "compare", "--serve", "-B", "127.0.0.1", "-p", port, "--once"));
+        listening.get(60, TimeUnit.SECONDS);
+        return responder;
+    }
+
+    @Test
+    @Timeout(value = 2, unit = TimeUnit.MINUTES)
+    void aBadRequestIsAnsweredWithWhyAndTheComparisonGoesOn() throws Exception {
+        String port = Integer.toString(InProcess.freePort());
+        CompletableFuture<Run> responder = onceResponder(port);
+        try (Socket control = new Socket("127.0.0.1", Integer.parseInt(port))) {
+            control.setSoTimeout(60_000);
+            CompareResponder.Lines lines = new CompareResponder.Lines(control);
+            lines.write("rddp-compare 1 sctp=none");
+            assertThat(lines.read()).isEqualTo("rddp-compare 1 udp-port=none");
+            lines.write("point UDP_SOCKET bandwidth 64 10");
+            assertThat(lines.read()).startsWith("error bad request: no series UDP_SOCKET; there are [TCP_SOCKET,");
+            lines.write("point TCP_SOCKET bandwidth 0 10");
+            assertThat(lines.read()).isEqualTo("error bad request: size 0 outside 1..8388608");
+            lines.write("point TCP_SOCKET bandwidth many 10");
+            assertThat(lines.read()).isEqualTo("error bad request: size and iterations are numbers, not 'many 10'");
+            lines.write("point SCTP_SOCKET latency 64 10");
+            assertThat(lines.read())
+                    .isEqualTo("error SCTP_SOCKET latency 64 10: SCTP was not agreed on for this comparison");
+            lines.write("measure everything");
+            assertThat(lines.read()).isEqualTo("error bad request 'measure everything': expected point or bye");
+            lines.write("point TCP_SOCKET latency 64 10"); // and a good one still runs
+            String ready = lines.read();
+            assertThat(ready).startsWith("ready ");
+            try (SocketChannel data = SocketChannel.open(new InetSocketAddress("127.0.0.1",
+                    Integer.parseInt(ready.substring("ready ".length()))))) {
+                assertThat(Baselines.tcpPing(data, 64, 10, CompareEnds.TIMEOUT).iterations()).isEqualTo(10);
+            }
+            assertThat(lines.read()).isEqualTo("done");
+            lines.write("bye");
+        }
+        Run served = responder.get(60, TimeUnit.SECONDS);
+        assertThat(served.status()).isOne(); // the comparison had errors
+        assertThat(served.err()).contains("bad request: no series UDP_SOCKET");
+        assertThat(served.out()).contains(" done, 1 point");
+    }
+
+    @Test
+    @Timeout(value = 2, unit = TimeUnit.MINUTES)
+    void somethingElseOnTheControlPortIsToldWhatItReached() throws Exception {
+        String port = Integer.toString(InProcess.freePort());
+        CompletableFuture<Run> responder = onceResponder(port);
+        try (Socket control = new Socket("127.0.0.1", Integer.parseInt(port))) {
+            control.setSoTimeout(60_000);
+            CompareResponder.Lines lines = new CompareResponder.Lines(control);
+            lines.write("GET / HTTP/1.0");
+            assertThat(lines.read()).isEqualTo("error not an rddp compare initiator (it said 'GET / HTTP/1.0'; this "
+                    + "responder speaks rddp-compare 1)");
+            assertThat(lines.read()).isNull(); // and it hangs up
+        }
+        Run served = responder.get(60, TimeUnit.SECONDS);
+        assertThat(served.status()).isOne();
+    }
+
+    @Test
+    void readsThePeerAsHostOrHostAndPort() throws Exception {
+        assertThat(CompareCommand.responder("127.0.0.1", 18516)).isEqualTo(new InetSocketAddress("127.0.0.1", 18516));
+        assertThat(CompareCommand.responder("127.0.0.1:7000", 18516))
+                .isEqualTo(new InetSocketAddress("127.0.0.1", 7000));
+        assertThat(CompareCommand.responder("[::1]:7000", 18516)).isEqualTo(new InetSocketAddress("::1", 7000));
+        assertThat(CompareCommand.responder("::1", 18516)).isEqualTo(new InetSocketAddress("::1", 18516));
+    }
+
+    private static void assertTableAndFiles(Run run, Path out) throws Exception {
+        assertThat(run.out()).contains("TCP socket, RDDP over MPA, SCTP socket, RDDP over SCTP")
+                .contains("RDMA Write bandwidth vs socket streaming").contains("Send ping-pong vs socket ping-pong");
+        List<String[]> rows = run.out().lines().filter(line -> line.matches("\\s+\\d+ .*"))
+                .map(line -> line.trim().split("\\s+")).toList();
+        assertThat(rows).hasSize(4); // two sizes, two tables
+        for (String[] row : rows) {
+            assertThat(row).hasSize(7); // size, TCP, MPA, ratio, SCTP, RDDP over SCTP, ratio
+            for (int i = 1; i < row.length; i++) {
+                assertThat(Double.parseDouble(row[i])).as("%s%n%s", String.join(" ", row), run.out()).isPositive();
+            }
+        }
+        JsonNode json = new ObjectMapper().readTree(out.resolve("compare.json").toFile());
+        assertThat(json.get("sizes").size()).isEqualTo(2);
+        Set<String> seen = new HashSet<>();
+        for (JsonNode point : json.get("points")) {
+            assertThat(point.get("value").asDouble()).isPositive();
+            assertThat(point.get("iterations").asLong()).isPositive();
+            seen.add(point.get("series").asText() + "/" + point.get("kind").asText() + "/" + point.get("bytes"));
+        }
+        assertThat(seen).hasSize(16).contains("RDDP over SCTP/latency/65536", "TCP socket/bandwidth/256");
+        for (String chart : List.of("bandwidth.png", "latency.png")) {
+            BufferedImage image = ImageIO.read(out.resolve(chart).toFile());
+            assertThat(image.getWidth()).isEqualTo(900);
+            assertThat(image.getHeight()).isEqualTo(560);
+        }
+    }
+
+    @Test
+    void comparesOneTransportAndPrintsJson(@TempDir Path out) throws Exception {
+        Run run = InProcess.rddp("compare", "-t", "mpa", "--sizes", "1024", "--mib-per-point", "1",
+                "--latency-iters", "20", "-o", out.toString(), "--json");
+        assertThat(run.status()).as(run.err()).isZero();
+        String printed = run.out().substring(run.out().indexOf('{'));
+        JsonNode json = new ObjectMapper().readTree(printed);
+        Set<String> series = new HashSet<>();
+        json.get("points").forEach(point -> series.add(point.get("series").asText()));
+        assertThat(series).containsExactlyInAnyOrder("TCP socket", "RDDP over MPA");
+        assertThat(Files.readString(out.resolve("compare.json"))).isEqualTo(printed.strip());
+    }
+
+    @Test
+    void repeatsEveryPointAndShowsTheMedianTheSpreadAndTheRatioOfEachRun(@TempDir Path out) throws Exception {
+        Run run = InProcess.rddp("compare", "-t", "mpa", "--sizes", "1024", "--mib-per-point", "1",
+                "--latency-iters", "20", "--repeat", "3", "-o", out.toString());
+        assertThat(run.status()).as(run.err()).isZero();
+        assertThat(run.out()).contains("median of 3 runs").contains("%");
+        assertThat(run.err()).contains("run 3 of 3");
+        JsonNode json = new ObjectMapper().readTree(out.resolve("compare.json").toFile());
+        assertThat(json.get("repeat").asInt()).isEqualTo(3);
+        for (JsonNode point : json.get("points")) {
+            assertThat(point.get("runs").size()).isEqualTo(3);
+            List<Double> runs = new java.util.ArrayList<>();
+            point.get("runs").forEach(value -> runs.add(value.asDouble()));
+            java.util.Collections.sort(runs);
+            assertThat(point.get("value").asDouble()).isEqualTo(runs.get(1)); // the median
+            assertThat(point.get("min").asDouble()).isEqualTo(runs.get(0));
+            assertThat(point.get("max").asDouble()).isEqualTo(runs.get(2));
+        }
+    }
+
+    @Test
+    void addsTheExsSeriesOverEachTransportWhenAsked(@TempDir Path out) throws Exception {
+        Run run = InProcess.rddp("compare", "--exs", "--sizes", "4096", "--mib-per-point", "1",
+                "--latency-iters", "20", "-o", out.toString(), "--json");
+        assertThat(run.status()).as(run.err()).isZero();
+        JsonNode json = new ObjectMapper().readTree(out.resolve("compare.json").toFile());
+        Set<String> exs = new HashSet<>();
+        for (JsonNode point : json.get("points")) {
+            if (point.get("series").asText().startsWith("EXS")) {
+                exs.add(point.get("series").asText() + " " + point.get("kind").asText());
+                assertThat(point.get("value").asDouble()).as(point.toString()).isPositive();
+            }
+        }
+        assertThat(exs).containsExactlyInAnyOrder("EXS over MPA bandwidth", "EXS over MPA latency",
+                "EXS over SCTP bandwidth", "EXS over SCTP latency");
+        Run remote = InProcess.rddp("compare", "--exs", "--peer", "127.0.0.1", "-o", out.toString());
+        assertThat(remote.status()).isOne();
+        assertThat(remote.err()).contains("--exs runs EXS in this process");
+    }
+
+    @Test
+    void anUnknownTransportIsRefused(@TempDir Path out) {
+        Run run = InProcess.rddp("compare", "-t", "udp", "-o", out.toString());
+        assertThat(run.status()).isOne();
+        assertThat(run.err()).contains("a transport is mpa or sctp, not udp");
+    }
+}

@@ -1,0 +1,76 @@
+package org.rddp.cli.compare;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.rddp.cli.perftest.PerfResult;
+
+/**
+ * How {@code compare} sizes its bandwidth points, against a made-up transport whose rate climbs as it warms: a short
+ * first warm-up is repeated, longer, so that a point sized by time lasts about that time, not a fraction of it.
+ */
+class CompareWarmUpTest {
+    private static final int SIZE = 64;
+    private static final double STEADY = 100.0 * (1 << 20); // octets a second once warm
+
+    /**
+     * A transport that reaches {@link #STEADY} only after a 5 ms start: a run of {@code n} messages takes 5 ms plus
+     * {@code n * SIZE / STEADY}. Records the messages each bandwidth run was asked for.
+     */
+    private static final class Warming implements Compare.Measure {
+        final List<Long> bandwidthRuns = new ArrayList<>();
+
+        @Override
+        public PerfResult run(Compare.Task task) {
+            if (!task.bandwidth()) {
+                return PerfResult.Latency.of(task.size(), new long[] {1_000}, 2);
+            }
+            bandwidthRuns.add(task.iterations());
+            double seconds = 0.005 + task.iterations() * (double) task.size() / STEADY;
+            return PerfResult.Bandwidth.of(task.size(), task.iterations(), (long) (seconds * 1e9), 0);
+        }
+    }
+
+    private static Compare.Plan plan(long bandwidthBytes, int repeat) {
+        return new Compare.Plan(List.of(SIZE), bandwidthBytes, 1.0, 10, 0, repeat,
+                List.of(Compare.Series.RDDP_MPA), null);
+    }
+
+    @Test
+    void aShortWarmUpRunsAgainLongerAndThePointLastsAboutItsSecond() throws Exception {
+        Warming transport = new Warming();
+        Compare.run(plan(0, 1), transport, "test", line -> { });
+        List<Long> runs = transport.bandwidthRuns;
+        assertThat(runs.size()).as("warm-up runs, then the point").isBetween(3, Compare.WARM_UP_RUNS + 1);
+        assertThat(runs.getFirst()).isEqualTo(20_000);
+        long point = runs.getLast();
+        double seconds = 0.005 + point * (double) SIZE / STEADY;
+        // sized from the first warm-up alone (20,000 messages in 17 ms) the point would have lasted 0.3 s
+        assertThat(seconds).as("the measured point, in seconds").isBetween(0.9, 1.1);
+    }
+
+    @Test
+    void pointsOfAGivenVolumeWarmUpOnce() throws Exception {
+        Warming transport = new Warming();
+        Compare.run(plan(2L << 20, 2), transport, "test", line -> { });
+        assertThat(transport.bandwidthRuns).containsExactly(20_000L, 32_768L, 32_768L);
+    }
+
+    @Test
+    void aWarmUpThatLastedLongEnoughIsNotRepeated() throws Exception {
+        Compare.Measure slow = task -> task.bandwidth()
+                ? PerfResult.Bandwidth.of(task.size(), task.iterations(), TimeUnit.MILLISECONDS.toNanos(400), 0)
+                : PerfResult.Latency.of(task.size(), new long[] {1_000}, 2);
+        List<Long> runs = new ArrayList<>();
+        Compare.run(plan(0, 1), task -> {
+            if (task.bandwidth()) {
+                runs.add(task.iterations());
+            }
+            return slow.run(task);
+        }, "test", line -> { });
+        assertThat(runs).as("one warm-up of 20,000 in 0.4 s, then a point of 1 s").containsExactly(20_000L, 50_000L);
+    }
+}
