@@ -11,7 +11,8 @@ import org.rddp.cli.exs.ExsCommand;
 import org.rddp.cli.interop.InteropCommand;
 import org.rddp.cli.perftest.PerfCommand;
 import org.rddp.cli.ping.PingCommand;
-import org.rddp.verbs.Counters;
+import org.rddp.llp.Counters;
+import org.rddp.verbs.ConnectionManagerView;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -97,11 +98,42 @@ public final class Main implements Callable<Integer> {
         return false;
     }
 
-    /** The counters of {@link Counters}, one per line. */
+    /**
+     * The process's counters ({@link Counters#process}), one per line; then each connection manager still open (a
+     * server stopped by a signal has its own): its counters that are not zero and its queue pairs' statistics, as
+     * its MXBean shows them.
+     */
     static void printCounters(PrintWriter err) {
         err.println("rddp: counters of this process:");
-        Counters.snapshot().forEach((counter, value) ->
+        Counters.process().snapshot().forEach((counter, value) ->
                 err.printf("  %-22s %d%n", counter.label(), value));
+        javax.management.MBeanServer server = java.lang.management.ManagementFactory.getPlatformMBeanServer();
+        java.util.Set<javax.management.ObjectName> managers;
+        try {
+            managers = new java.util.TreeSet<>(server.queryNames(
+                    new javax.management.ObjectName("org.rddp:type=ConnectionManager,*"), null));
+        } catch (javax.management.MalformedObjectNameException e) {
+            throw new IllegalStateException(e);
+        }
+        for (javax.management.ObjectName name : managers) {
+            ConnectionManagerView manager = javax.management.JMX.newMXBeanProxy(server, name,
+                    ConnectionManagerView.class);
+            try {
+                err.printf("rddp: %s connection manager at %s (%s):%n", manager.getTransport(),
+                        manager.getLocalAddress(), name);
+                manager.getCounters().forEach((label, value) -> {
+                    if (value != 0) {
+                        err.printf("  %-22s %d%n", label, value);
+                    }
+                });
+                manager.getQueuePairs().forEach(qp -> err.printf("  queue pair %d %s: %d sends %d octets, %d receives"
+                        + " %d octets%s%s%s%n", qp.queuePair(), qp.state(), qp.sendsCompleted(), qp.octetsSent(),
+                        qp.receivesCompleted(), qp.octetsReceived(), qp.terminateSent() ? ", Terminate sent" : "",
+                        qp.terminateReceived() ? ", Terminate received" : "", qp.lost() ? ", lost" : ""));
+            } catch (java.lang.reflect.UndeclaredThrowableException e) {
+                // closed while we looked: nothing left to say of it
+            }
+        }
     }
 
     /** The main job on its embedded default: {@code rddp compare}. */

@@ -176,15 +176,8 @@ public final class Compare {
             for (int i = 0; i < ratios.length; i++) {
                 ratios[i] = point.runs().get(i) / base.runs().get(i);
             }
-            return median(ratios);
+            return PerfResult.median(ratios);
         }
-    }
-
-    public static double median(double[] values) {
-        double[] sorted = values.clone();
-        java.util.Arrays.sort(sorted);
-        int n = sorted.length;
-        return n == 0 ? Double.NaN : n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
     }
 
     static final String BANDWIDTH = "bandwidth";
@@ -303,7 +296,7 @@ public final class Compare {
                 .toArray();
         long iterations = results.stream().mapToLong(result -> bandwidth ? ((PerfResult.Bandwidth) result)
                 .iterations() : ((PerfResult.Latency) result).iterations()).max().orElse(0);
-        return new Point(series.label, words[1], Integer.parseInt(words[2]), iterations, median(values),
+        return new Point(series.label, words[1], Integer.parseInt(words[2]), iterations, PerfResult.median(values),
                 java.util.Arrays.stream(values).min().orElse(Double.NaN),
                 java.util.Arrays.stream(values).max().orElse(Double.NaN), bandwidth ? "MB/sec" : "usec",
                 java.util.Arrays.stream(values).boxed().toList());

@@ -15,6 +15,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.rddp.cli.perftest.Baselines;
 import org.rddp.cli.Driver;
 import org.rddp.cli.PeerException;
 import org.rddp.cli.TransportOptions;

@@ -13,6 +13,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.time.Duration;
+import org.rddp.cli.perftest.Baselines;
 import org.rddp.cli.Completions;
 import org.rddp.cli.perftest.PerfResult;
 import org.rddp.sctp.DdpSctp;

@@ -15,7 +15,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.rddp.cli.Completions;
-import org.rddp.cli.compare.Baselines;
+import org.rddp.cli.perftest.Baselines;
 import org.rddp.cli.perftest.PerfResult;
 import org.rddp.exs.Exs;
 import org.rddp.exs.ExsEvent;
@@ -38,7 +38,7 @@ import org.rddp.verbs.QpAttributes;
 import org.rddp.verbs.QueuePair;
 import org.rddp.verbs.RdmaDevice;
 import org.rddp.verbs.SendWorkRequest;
-import org.rddp.verbs.TransportProvider;
+import org.rddp.verbs.Transports;
 import org.rddp.verbs.WcStatus;
 import org.rddp.verbs.WorkCompletion;
 import org.rddp.verbs.WorkOpcode;
@@ -416,13 +416,12 @@ public final class ExsBench {
      * each driving its own transport under manual progress, as the EXS ends do.
      */
     Bandwidth readBandwidth(int size, int depth) throws Exception {
-        TransportProvider provider = TransportProvider.forScheme(scheme);
         InetAddress loopback = InetAddress.getLoopbackAddress();
         InetSocketAddress address = new InetSocketAddress(loopback, freePort());
         CompletableFuture<MemoryRegion> listening = new CompletableFuture<>();
         Window window = new Window(warmUp, measured, -1);
         Thread responder = Thread.ofPlatform().name("read-responder").start(() -> {
-            try (ConnectionManager manager = provider.open(loopback, progress())) {
+            try (ConnectionManager manager = Transports.open(scheme, loopback, progress())) {
                 RdmaDevice device = new RdmaDevice("read-bw-server");
                 ProtectionDomain pd = device.allocateProtectionDomain();
                 CompletionQueue cq = device.createCompletionQueue(16);
@@ -459,7 +458,7 @@ public final class ExsBench {
         } catch (java.util.concurrent.ExecutionException e) {
             throw e.getCause() instanceof Exception cause ? cause : e;
         }
-        try (ConnectionManager initiator = provider.open(loopback, progress())) {
+        try (ConnectionManager initiator = Transports.open(scheme, loopback, progress())) {
             RdmaDevice device = new RdmaDevice("read-bw-client");
             ProtectionDomain pd = device.allocateProtectionDomain();
             CompletionQueue cq = device.createCompletionQueue(2 * depth);

@@ -8,7 +8,7 @@ import java.util.concurrent.Callable;
 import java.util.function.Function;
 import java.util.function.ToDoubleFunction;
 import java.util.function.ToIntFunction;
-import org.rddp.cli.compare.Compare;
+import org.rddp.cli.perftest.PerfResult;
 import org.rddp.cli.perftest.PerfReport;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -87,7 +87,7 @@ public final class ExsCommand {
 
     /** The median over {@code runs} of {@code value} of each run's {@code point}-th point. */
     static <P> double median(List<List<P>> runs, int point, ToDoubleFunction<P> value) {
-        return Compare.median(runs.stream().mapToDouble(run -> value.applyAsDouble(run.get(point))).toArray());
+        return PerfResult.median(runs.stream().mapToDouble(run -> value.applyAsDouble(run.get(point))).toArray());
     }
 
     /**
@@ -95,7 +95,7 @@ public final class ExsCommand {
      * each ratio taken within one run (a slow second of the machine moves both).
      */
     static <P> double ratio(List<List<P>> runs, int point, int base, ToDoubleFunction<P> value) {
-        return Compare.median(runs.stream().mapToDouble(run -> value.applyAsDouble(run.get(point))
+        return PerfResult.median(runs.stream().mapToDouble(run -> value.applyAsDouble(run.get(point))
                 / value.applyAsDouble(run.get(base))).toArray());
     }
 

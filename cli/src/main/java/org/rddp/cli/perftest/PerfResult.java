@@ -66,4 +66,12 @@ public sealed interface PerfResult permits PerfResult.Bandwidth, PerfResult.Late
             return sorted[Math.min(sorted.length - 1, (int) Math.ceil(sorted.length * fraction) - 1)];
         }
     }
+
+    /** The median of {@code values} (the mean of the middle two for an even count), or NaN for none. */
+    static double median(double[] values) {
+        double[] sorted = values.clone();
+        java.util.Arrays.sort(sorted);
+        int n = sorted.length;
+        return n == 0 ? Double.NaN : n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    }
 }

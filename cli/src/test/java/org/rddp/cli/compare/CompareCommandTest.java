@@ -21,6 +21,7 @@ import javax.imageio.ImageIO;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.rddp.cli.perftest.Baselines;
 import org.rddp.cli.InProcess.Run;
 import org.rddp.cli.InProcess;
 

@@ -1,4 +1,4 @@
-package org.rddp.cli.compare;
+package org.rddp.cli.perftest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -13,7 +13,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.rddp.cli.perftest.PerfResult;
 
 /** The raw baselines' protocol: what the TCP sender's gathered writes put on the wire. */
 class BaselinesTest {

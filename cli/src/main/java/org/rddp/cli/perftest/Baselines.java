@@ -1,4 +1,4 @@
-package org.rddp.cli.compare;
+package org.rddp.cli.perftest;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -13,14 +13,13 @@ import java.time.Duration;
 import java.util.concurrent.locks.LockSupport;
 import org.rddp.cli.Completions;
 import org.rddp.cli.Driver;
-import org.rddp.cli.perftest.PerfResult;
 import org.rddp.sctp.DdpSctp;
 import org.rddp.transport.sctp.SctpSocket;
 
 /**
  * The raw baselines RDDP is compared with: a plain TCP socket (for RDDP over MPA) and a raw SCTP socket of the same
- * backend (for RDDP over SCTP), each as the two ends of one connection, which {@link CompareEnds} runs in one
- * process or in two.
+ * backend (for RDDP over SCTP), each as the two ends of one connection, which {@code compare}'s {@code CompareEnds}
+ * runs in one process or in two.
  *
  * <p>Bandwidth: the sender sends {@code iterations} messages of {@code size} octets; the receiver reads them all and
  * answers the last octet with a one-octet acknowledgement. The time runs at the sender, from the first send to that
@@ -32,7 +31,7 @@ import org.rddp.transport.sctp.SctpSocket;
  */
 public final class Baselines {
     /** The largest raw SCTP message sent: larger sizes go as several (usrsctp's default send buffer is 256 KiB). */
-    static final int SCTP_MESSAGE = 64 << 10;
+    public static final int SCTP_MESSAGE = 64 << 10;
     private static final int RECEIVE_BUFFER = 1 << 20;
     /** The octets a baseline's sender hands its socket together, at most: iperf3's default block. */
     static final int BURST = 128 << 10;
@@ -87,7 +86,7 @@ public final class Baselines {
      * The messages of {@code size} octets a baseline's sender hands its socket together (TCP: in one write; SCTP: as
      * one burst the stack may bundle), {@code outstanding} at most.
      */
-    static int burst(int size, int outstanding) {
+    public static int burst(int size, int outstanding) {
         return Math.max(1, Math.min(outstanding, BURST / size));
     }
 
@@ -95,7 +94,7 @@ public final class Baselines {
      * Whether the SCTP stack bundles the {@code message}-th message (from 0) of a send in bursts of {@code burst}:
      * every message of a burst but its last, which takes what was held out with it ({@code last}: the send's last).
      */
-    static boolean bundles(int burst, long message, boolean last) {
+    public static boolean bundles(int burst, long message, boolean last) {
         return burst > 1 && !last && (message + 1) % burst != 0;
     }
 
@@ -189,13 +188,13 @@ public final class Baselines {
      * {@link Completions#SPIN} from the start of an operation, then on a selector; gives up after the timeout. The
      * channel blocks again when this is closed.
      */
-    static final class Busy implements AutoCloseable {
+    public static final class Busy implements AutoCloseable {
         private final SelectableChannel channel;
         private final Selector selector;
         private final SelectionKey key;
         private final long timeout;
 
-        Busy(SelectableChannel channel, Duration timeout) throws IOException {
+        public Busy(SelectableChannel channel, Duration timeout) throws IOException {
             this.channel = channel;
             this.timeout = timeout.toNanos();
             channel.configureBlocking(false);
@@ -204,7 +203,7 @@ public final class Baselines {
         }
 
         /** Waits a little for {@code interest} on an operation that began at {@code start} and found nothing. */
-        void await(long start, int interest, String what) throws IOException {
+        public void await(long start, int interest, String what) throws IOException {
             long waited = System.nanoTime() - start;
             if (waited < Completions.SPIN) {
                 Completions.pause(waited);
@@ -245,7 +244,7 @@ public final class Baselines {
      * go in bursts of up to {@value #BURST} octets, never more than the {@code outstanding} RDDP's sender keeps
      * posted, the stack bundling each burst's messages as it does RDDP's ({@link SctpSocket#bundle}).
      */
-    static PerfResult.Bandwidth sctpSend(SctpSocket socket, Driver driver, int size, long iterations,
+    public static PerfResult.Bandwidth sctpSend(SctpSocket socket, Driver driver, int size, long iterations,
             int outstanding, Duration timeout) throws IOException {
         Waiter waiter = new Waiter(socket, driver, timeout, 0);
         MemorySegment out = Arena.ofAuto().allocate(Math.min(size, Math.min(socket.maxMessage(), SCTP_MESSAGE)));
@@ -258,7 +257,7 @@ public final class Baselines {
     }
 
     /** Raw SCTP bandwidth, the receiver's end: receives {@code total} octets, then acknowledges the last. */
-    static void sctpSink(SctpSocket socket, Driver driver, long total, Duration timeout) throws IOException {
+    public static void sctpSink(SctpSocket socket, Driver driver, long total, Duration timeout) throws IOException {
         Waiter waiter = new Waiter(socket, driver, timeout, 0);
         MemorySegment in = Arena.ofAuto().allocate(RECEIVE_BUFFER);
         SctpSocket.ReceivedMessage info = new SctpSocket.ReceivedMessage();
@@ -268,8 +267,8 @@ public final class Baselines {
     }
 
     /** Raw SCTP latency, the pinger's end: {@code iterations} round trips of one {@code size}-octet message. */
-    static PerfResult.Latency sctpPing(SctpSocket socket, Driver driver, int size, int iterations, Duration timeout)
-            throws IOException {
+    public static PerfResult.Latency sctpPing(SctpSocket socket, Driver driver, int size, int iterations,
+            Duration timeout) throws IOException {
         Waiter waiter = new Waiter(socket, driver, timeout, Completions.SPIN);
         MemorySegment out = Arena.ofAuto().allocate(size);
         MemorySegment in = Arena.ofAuto().allocate(RECEIVE_BUFFER);
@@ -285,7 +284,7 @@ public final class Baselines {
     }
 
     /** Raw SCTP latency, the echo's end: sends each of {@code iterations} messages of {@code size} octets back. */
-    static void sctpEcho(SctpSocket socket, Driver driver, int size, int iterations, Duration timeout)
+    public static void sctpEcho(SctpSocket socket, Driver driver, int size, int iterations, Duration timeout)
             throws IOException {
         Waiter waiter = new Waiter(socket, driver, timeout, Completions.SPIN);
         MemorySegment out = Arena.ofAuto().allocate(size);
