@@ -13,6 +13,7 @@ module org.rddp.rdmap {
     exports org.rddp.sctp;
     exports org.rddp.llp;
     exports org.rddp.loop;
+    exports org.rddp.work;
     exports org.rddp.engine to org.rddp.verbs;
 
     requires org.jctools.core;

@@ -2,9 +2,9 @@ package org.rddp.cli;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import org.rddp.verbs.QpEvent;
-import org.rddp.verbs.QpState;
-import org.rddp.verbs.WcStatus;
+import org.rddp.work.QpEvent;
+import org.rddp.work.QpState;
+import org.rddp.work.WcStatus;
 import org.rddp.verbs.CompletionQueue;
 import org.rddp.verbs.QpEventHandler;
 import org.rddp.verbs.QueuePair;

@@ -13,13 +13,13 @@ import org.rddp.verbs.MemoryRegion;
 import org.rddp.verbs.PostStatus;
 import org.rddp.verbs.QpAttributes;
 import org.rddp.verbs.QpEventHandler;
-import org.rddp.verbs.QpState;
+import org.rddp.work.QpState;
 import org.rddp.verbs.QueuePair;
 import org.rddp.verbs.ReceiveWorkRequest;
 import org.rddp.verbs.SendWorkRequest;
-import org.rddp.verbs.WcStatus;
+import org.rddp.work.WcStatus;
 import org.rddp.verbs.WorkCompletion;
-import org.rddp.verbs.WorkOpcode;
+import org.rddp.work.WorkOpcode;
 
 /**
  * The EXS protocol of one connected socket over its queue pair (the package documentation draws the messages), and

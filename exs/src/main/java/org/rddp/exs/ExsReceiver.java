@@ -10,7 +10,7 @@ import org.rddp.exs.ExsMessage.Acknowledgement;
 import org.rddp.exs.ExsMessage.Advertisement;
 import org.rddp.exs.ExsMessage.Rearm;
 import org.rddp.verbs.SendWorkRequest;
-import org.rddp.verbs.WorkOpcode;
+import org.rddp.work.WorkOpcode;
 
 /**
  * The receive side of an EXS connection: the peer's advertisements held in order within the credits, the receives

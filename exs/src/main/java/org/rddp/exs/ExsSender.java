@@ -14,7 +14,7 @@ import org.rddp.verbs.Access;
 import org.rddp.verbs.MemoryRegion;
 import org.rddp.verbs.MemoryWindow;
 import org.rddp.verbs.SendWorkRequest;
-import org.rddp.verbs.WorkOpcode;
+import org.rddp.work.WorkOpcode;
 
 /**
  * The send side of an EXS connection: the sends advertised in order while credits, header slots and windows last

@@ -24,7 +24,7 @@ import org.rddp.verbs.ConnectOptions;
 import org.rddp.verbs.Connection;
 import org.rddp.verbs.ConnectionRequest;
 import org.rddp.verbs.Listener;
-import org.rddp.verbs.QpEvent;
+import org.rddp.work.QpEvent;
 import org.rddp.verbs.QueuePair;
 import org.rddp.wire.PrivateData;
 

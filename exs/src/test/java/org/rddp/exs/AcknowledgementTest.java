@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.rddp.exs.ExsMessage.Acknowledgement;
 import org.rddp.loop.Progress;
 import org.rddp.verbs.WcOpcode;
-import org.rddp.verbs.WcStatus;
+import org.rddp.work.WcStatus;
 import org.rddp.verbs.WorkCompletion;
 import org.rddp.verbs.testing.InMemoryTransport;
 

@@ -15,7 +15,7 @@ import java.util.Set;
 import org.rddp.loop.Loop;
 import org.rddp.loop.Progress;
 import org.rddp.verbs.WcOpcode;
-import org.rddp.verbs.WcStatus;
+import org.rddp.work.WcStatus;
 import org.rddp.verbs.WorkCompletion;
 import org.rddp.verbs.testing.InMemoryTransport;
 

@@ -20,7 +20,7 @@ import org.rddp.verbs.ReceiveWorkRequest;
 import org.rddp.verbs.SendWorkRequest;
 import org.rddp.verbs.WcOpcode;
 import org.rddp.verbs.WorkCompletion;
-import org.rddp.verbs.WorkOpcode;
+import org.rddp.work.WorkOpcode;
 
 /**
  * A peer that speaks verbs, not EXS: it connects to an EXS listener with a hello of its choosing, then sends
@@ -98,7 +98,7 @@ final class RawPeer {
         if (!cq.poll(completion)) {
             return null;
         }
-        if (completion.opcode() == WcOpcode.RECV && completion.status() == org.rddp.verbs.WcStatus.SUCCESS) {
+        if (completion.opcode() == WcOpcode.RECV && completion.status() == org.rddp.work.WcStatus.SUCCESS) {
             repost((int) completion.wrId());
         }
         return completion;
@@ -119,7 +119,7 @@ final class RawPeer {
             }
             cq.awaitNotification(Duration.ofNanos(left));
         }
-        if (completion.opcode() == WcOpcode.RECV && completion.status() == org.rddp.verbs.WcStatus.SUCCESS) {
+        if (completion.opcode() == WcOpcode.RECV && completion.status() == org.rddp.work.WcStatus.SUCCESS) {
             repost((int) completion.wrId());
         }
         return completion;

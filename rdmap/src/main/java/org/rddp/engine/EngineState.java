@@ -1,5 +1,6 @@
 package org.rddp.engine;
 
+import org.rddp.work.QpState;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import org.rddp.ddp.DdpSegment;

@@ -1,5 +1,8 @@
 package org.rddp.engine;
 
+import org.rddp.work.QpEvent;
+import org.rddp.work.QpState;
+import org.rddp.work.WcStatus;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.rddp.ddp.DdpSegment;

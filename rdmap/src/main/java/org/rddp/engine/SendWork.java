@@ -1,5 +1,8 @@
 package org.rddp.engine;
 
+import org.rddp.work.WorkOpcode;
+import org.rddp.work.WcStatus;
+
 /**
  * A send-queue work request as the engine holds it: a reusable slot. The verbs layer fills the request fields
  * before it hands the slot to the owner thread; from then on the engine owns it until it reports the completion.

@@ -1,5 +1,8 @@
 package org.rddp.engine;
 
+import org.rddp.work.QpEvent;
+import org.rddp.work.QpState;
+import org.rddp.work.WcStatus;
 import org.rddp.ddp.DdpHeader;
 import org.rddp.error.DdpError;
 import org.rddp.error.ErrorLayer;

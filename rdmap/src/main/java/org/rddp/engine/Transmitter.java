@@ -4,6 +4,10 @@ import static org.rddp.engine.EngineState.MAX_MESSAGE;
 import static org.rddp.engine.EngineState.TAGGED;
 import static org.rddp.engine.EngineState.UNTAGGED;
 
+import org.rddp.work.WorkOpcode;
+import org.rddp.work.QpEvent;
+import org.rddp.work.QpState;
+import org.rddp.work.WcStatus;
 import java.lang.foreign.MemorySegment;
 import org.rddp.ddp.DdpHeader;
 import org.rddp.ddp.DdpUntaggedHeader;

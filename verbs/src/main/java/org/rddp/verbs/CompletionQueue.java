@@ -1,5 +1,6 @@
 package org.rddp.verbs;
 
+import org.rddp.work.WcStatus;
 import java.time.Duration;
 import java.util.Queue;
 import java.util.concurrent.Semaphore;

@@ -1,5 +1,6 @@
 package org.rddp.verbs;
 
+import org.rddp.work.QpEvent;
 import org.rddp.rdmap.TerminateHeader;
 
 /**

@@ -1,5 +1,7 @@
 package org.rddp.verbs;
 
+import org.rddp.work.QpState;
+
 /**
  * What one queue pair did so far: its work completed successfully and the octets it moved, and how it ended. Read
  * from any thread ({@link QueuePair#statistics}); each number is current, the set not taken at one instant.

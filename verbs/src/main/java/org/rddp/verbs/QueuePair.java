@@ -1,5 +1,8 @@
 package org.rddp.verbs;
 
+import org.rddp.work.QpEvent;
+import org.rddp.work.QpState;
+import org.rddp.work.WcStatus;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -287,8 +290,8 @@ public final class QueuePair {
         }
 
         @Override
-        public void sendCompleted(SendWork work, org.rddp.engine.WcStatus outcome, long byteLength) {
-            WcStatus status = Vocabulary.status(outcome);
+        public void sendCompleted(SendWork work, WcStatus outcome, long byteLength) {
+            WcStatus status = outcome;
             boolean complete = status != WcStatus.SUCCESS || work.signaled || attributes.signalAll();
             long wrId = work.wrId;
             WcOpcode wcOpcode = opcode(work.opcode);
@@ -306,7 +309,7 @@ public final class QueuePair {
         }
 
         @Override
-        public void receiveCompleted(ReceiveWork work, org.rddp.engine.WcStatus outcome, long byteLength,
+        public void receiveCompleted(ReceiveWork work, WcStatus outcome, long byteLength,
                 RdmapOpcode opcode, int invalidatedStag) {
             long wrId = work.wrId;
             // the slot is free before the completion can be seen: a consumer may post again at once
@@ -315,36 +318,36 @@ public final class QueuePair {
             } else {
                 receiveFree.offer(work);
             }
-            if (outcome == org.rddp.engine.WcStatus.SUCCESS) {
+            if (outcome == WcStatus.SUCCESS) {
                 count(RECEIVES, byteLength);
             }
-            attributes.receiveCq().push(wrId, Vocabulary.status(outcome), WcOpcode.RECV, byteLength, number,
+            attributes.receiveCq().push(wrId, outcome, WcOpcode.RECV, byteLength, number,
                     invalidatedStag, opcode != null && opcode.solicitedEvent());
         }
 
         @Override
         public void flushReceives() {
             for (ReceiveWork work = receivePosted.poll(); work != null; work = receivePosted.poll()) {
-                receiveCompleted(work, org.rddp.engine.WcStatus.WR_FLUSH_ERR, 0, null, 0);
+                receiveCompleted(work, WcStatus.WR_FLUSH_ERR, 0, null, 0);
             }
         }
 
         @Override
-        public org.rddp.engine.WcStatus executeLocal(SendWork work) {
-            if (work.opcode == org.rddp.engine.WorkOpcode.BIND_MEMORY_WINDOW) {
+        public WcStatus executeLocal(SendWork work) {
+            if (work.opcode == org.rddp.work.WorkOpcode.BIND_MEMORY_WINDOW) {
                 SendWorkRequest.BindRequest bind = (SendWorkRequest.BindRequest) work.context;
                 boolean bound = bind.window != null && bind.region != null
                         && bind.window.bind(QueuePair.this, bind.region, bind.offset, bind.length, bind.to,
                                 bind.rights, bind.key);
-                return bound ? org.rddp.engine.WcStatus.SUCCESS : org.rddp.engine.WcStatus.MW_BIND_ERR;
+                return bound ? WcStatus.SUCCESS : WcStatus.MW_BIND_ERR;
             }
-            return invalidate(work.localStag, false) == OK ? org.rddp.engine.WcStatus.SUCCESS
-                    : org.rddp.engine.WcStatus.LOC_PROT_ERR;
+            return invalidate(work.localStag, false) == OK ? WcStatus.SUCCESS
+                    : WcStatus.LOC_PROT_ERR;
         }
 
         @Override
-        public void stateChanged(org.rddp.engine.QpState engineState) {
-            QpState next = Vocabulary.state(engineState);
+        public void stateChanged(QpState engineState) {
+            QpState next = engineState;
             state = next;
             if (next == QpState.ERROR || next == QpState.TERMINATE) {
                 established.completeExceptionally(new IllegalStateException("queue pair " + number + " " + next));
@@ -353,8 +356,8 @@ public final class QueuePair {
 
         @Override
         @SuppressWarnings("checkstyle:IllegalCatch") // the application's handler: whatever it throws is its bug
-        public void event(org.rddp.engine.QpEvent engineEvent, TerminateHeader terminate, String detail) {
-            QpEvent event = Vocabulary.event(engineEvent);
+        public void event(QpEvent engineEvent, TerminateHeader terminate, String detail) {
+            QpEvent event = engineEvent;
             switch (event) {
                 case ESTABLISHED -> established.complete(event);
                 case TERMINATE_SENT -> counted(TERMINATE_SENT, Counter.TERMINATES_SENT);
@@ -419,7 +422,7 @@ public final class QueuePair {
             return window.invalidate() ? OK : INVALID_STAG;
         }
 
-        private WcOpcode opcode(org.rddp.engine.WorkOpcode work) {
+        private WcOpcode opcode(org.rddp.work.WorkOpcode work) {
             return switch (work) {
                 case RDMA_WRITE -> WcOpcode.RDMA_WRITE;
                 case RDMA_READ -> WcOpcode.RDMA_READ;

@@ -1,5 +1,6 @@
 package org.rddp.verbs;
 
+import org.rddp.work.WorkOpcode;
 import java.util.Objects;
 import java.util.Set;
 import org.rddp.engine.SendWork;
@@ -129,7 +130,7 @@ public final class SendWorkRequest {
 
     void copyTo(SendWork work) {
         work.wrId = wrId;
-        work.opcode = Vocabulary.operation(opcode);
+        work.opcode = opcode;
         work.signaled = signaled;
         work.remoteStag = remoteStag;
         work.remoteTo = remoteTo;

@@ -1,5 +1,7 @@
 package org.rddp.verbs;
 
+import org.rddp.work.WcStatus;
+
 
 /** A work completion ({@code ibv_wc}): a reusable object that {@link CompletionQueue#poll} fills. */
 public final class WorkCompletion {

@@ -2,6 +2,7 @@ package org.rddp.verbs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import org.rddp.work.WcStatus;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;

@@ -39,9 +39,9 @@ import org.rddp.verbs.QueuePair;
 import org.rddp.verbs.RdmaDevice;
 import org.rddp.verbs.SendWorkRequest;
 import org.rddp.verbs.Transports;
-import org.rddp.verbs.WcStatus;
+import org.rddp.work.WcStatus;
 import org.rddp.verbs.WorkCompletion;
-import org.rddp.verbs.WorkOpcode;
+import org.rddp.work.WorkOpcode;
 import org.rddp.wire.PrivateData;
 
 /**

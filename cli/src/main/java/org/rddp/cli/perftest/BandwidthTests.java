@@ -5,7 +5,7 @@ import java.util.function.Consumer;
 import org.rddp.cli.PeerException;
 import org.rddp.cli.perftest.PerfSession.DataQp;
 import org.rddp.cli.perftest.Perftest.Test;
-import org.rddp.verbs.WorkOpcode;
+import org.rddp.work.WorkOpcode;
 import org.rddp.verbs.ReceiveWorkRequest;
 import org.rddp.verbs.SendWorkRequest;
 import org.rddp.verbs.WcOpcode;

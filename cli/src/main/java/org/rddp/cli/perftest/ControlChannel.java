@@ -7,7 +7,7 @@ import java.time.Duration;
 import java.util.EnumSet;
 import org.rddp.cli.Completions;
 import org.rddp.cli.PeerException;
-import org.rddp.verbs.WorkOpcode;
+import org.rddp.work.WorkOpcode;
 import org.rddp.verbs.Access;
 import org.rddp.verbs.CompletionQueue;
 import org.rddp.verbs.MemoryRegion;

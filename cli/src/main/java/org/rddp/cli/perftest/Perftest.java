@@ -6,7 +6,7 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import org.rddp.cli.PeerException;
-import org.rddp.verbs.WorkOpcode;
+import org.rddp.work.WorkOpcode;
 
 /**
  * What rdma-core's perftest (ib_write_bw and friends, run with {@code -R}) puts on its rdma_cm connections, so that

@@ -33,9 +33,9 @@ import org.rddp.verbs.RdmaDevice;
 import org.rddp.verbs.ReceiveWorkRequest;
 import org.rddp.verbs.SendWorkRequest;
 import org.rddp.verbs.WcOpcode;
-import org.rddp.verbs.WcStatus;
+import org.rddp.work.WcStatus;
 import org.rddp.verbs.WorkCompletion;
-import org.rddp.verbs.WorkOpcode;
+import org.rddp.work.WorkOpcode;
 import org.rddp.verbs.testing.InMemoryConnectionManager;
 
 /**

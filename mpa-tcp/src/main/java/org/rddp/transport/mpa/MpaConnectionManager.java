@@ -16,7 +16,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
-import org.rddp.verbs.QpState;
+import org.rddp.work.QpState;
 import org.rddp.llp.LlpParameters;
 import org.rddp.loop.Loop;
 import org.rddp.loop.Progress;

@@ -28,7 +28,7 @@ import org.rddp.verbs.ConnectionRejectedException;
 import org.rddp.verbs.ConnectionRequest;
 import org.rddp.verbs.Listener;
 import org.rddp.verbs.ProtectionDomain;
-import org.rddp.verbs.QpEvent;
+import org.rddp.work.QpEvent;
 import org.rddp.verbs.QpAttributes;
 import org.rddp.verbs.QueuePair;
 import org.rddp.verbs.RdmaDevice;
@@ -213,7 +213,7 @@ class MpaLimitsTest {
     /** A queue pair that reports the detail of a lost connection to {@code lost}. */
     private static QpAttributes lostTo(CompletionQueue cq, LinkedBlockingQueue<String> lost) {
         return new QpAttributes(cq, cq, null, 4, 4, 1, true, (qp, event, terminate, detail) -> {
-            if (event == org.rddp.verbs.QpEvent.CONNECTION_LOST) {
+            if (event == org.rddp.work.QpEvent.CONNECTION_LOST) {
                 lost.add(String.valueOf(detail));
             }
         });

@@ -38,7 +38,7 @@ import org.rddp.verbs.QueuePair;
 import org.rddp.verbs.RdmaDevice;
 import org.rddp.verbs.ReceiveWorkRequest;
 import org.rddp.verbs.SendWorkRequest;
-import org.rddp.verbs.WcStatus;
+import org.rddp.work.WcStatus;
 import org.rddp.verbs.WorkCompletion;
 import org.rddp.wire.PrivateData;
 import org.rddp.transport.sctp.raw.RawSctpPeer;

@@ -24,15 +24,15 @@ import org.rddp.verbs.MemoryRegion;
 import org.rddp.verbs.PostStatus;
 import org.rddp.verbs.ProtectionDomain;
 import org.rddp.verbs.QpAttributes;
-import org.rddp.verbs.QpState;
+import org.rddp.work.QpState;
 import org.rddp.verbs.QueuePair;
 import org.rddp.verbs.RdmaDevice;
 import org.rddp.verbs.ReceiveWorkRequest;
 import org.rddp.verbs.SendWorkRequest;
 import org.rddp.verbs.WcOpcode;
-import org.rddp.verbs.WcStatus;
+import org.rddp.work.WcStatus;
 import org.rddp.verbs.WorkCompletion;
-import org.rddp.verbs.WorkOpcode;
+import org.rddp.work.WorkOpcode;
 import org.rddp.wire.PrivateData;
 
 /**

@@ -34,14 +34,14 @@ import org.rddp.verbs.MemoryRegion;
 import org.rddp.verbs.PostStatus;
 import org.rddp.verbs.ProtectionDomain;
 import org.rddp.verbs.QpAttributes;
-import org.rddp.verbs.QpEvent;
+import org.rddp.work.QpEvent;
 import org.rddp.verbs.QueuePair;
 import org.rddp.verbs.RdmaDevice;
 import org.rddp.verbs.ReceiveWorkRequest;
 import org.rddp.verbs.SendWorkRequest;
-import org.rddp.verbs.WcStatus;
+import org.rddp.work.WcStatus;
 import org.rddp.verbs.WorkCompletion;
-import org.rddp.verbs.WorkOpcode;
+import org.rddp.work.WorkOpcode;
 import org.rddp.wire.PrivateData;
 import org.rddp.transport.sctp.raw.RawSctpPeer;
 

@@ -18,7 +18,7 @@ import org.rddp.verbs.Connection;
 import org.rddp.verbs.Listener;
 import org.rddp.verbs.ProtectionDomain;
 import org.rddp.verbs.QpAttributes;
-import org.rddp.verbs.QpEvent;
+import org.rddp.work.QpEvent;
 import org.rddp.verbs.RdmaDevice;
 import org.rddp.wire.PrivateData;
 

@@ -20,8 +20,8 @@ import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Test;
 import org.rddp.llp.Counter;
 import org.rddp.llp.Counters;
-import org.rddp.verbs.WcStatus;
-import org.rddp.verbs.WorkOpcode;
+import org.rddp.work.WcStatus;
+import org.rddp.work.WorkOpcode;
 import org.rddp.transport.sctp.usrsctp.UsrsctpStack;
 import org.rddp.verbs.Access;
 import org.rddp.verbs.CompletionQueue;
@@ -156,7 +156,7 @@ class TwoProcessTest {
             java.util.concurrent.CompletableFuture<String> lost = new java.util.concurrent.CompletableFuture<>();
             QueuePair qp = pd.createQueuePair(new QpAttributes(cq, cq, null, 16, 16, 1, true,
                     (pair, event, terminate, detail) -> {
-                        if (event == org.rddp.verbs.QpEvent.CONNECTION_LOST) {
+                        if (event == org.rddp.work.QpEvent.CONNECTION_LOST) {
                             lost.complete(detail);
                         }
                     }));

@@ -19,8 +19,8 @@ import org.rddp.rdmap.RdmapOpcode;
 import org.rddp.testing.InMemoryLlp;
 import org.rddp.verbs.Access;
 import org.rddp.verbs.MemoryRegion;
-import org.rddp.verbs.QpEvent;
-import org.rddp.verbs.QpState;
+import org.rddp.work.QpEvent;
+import org.rddp.work.QpState;
 
 /**
  * Coverage-guided fuzzing of the DDP/RDMAP receive path (RFC 5040, RFC 5041): after a valid connection, the

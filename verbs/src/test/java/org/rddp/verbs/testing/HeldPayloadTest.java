@@ -12,12 +12,12 @@ import org.rddp.error.RdmapError;
 import org.rddp.testing.InMemoryLlp;
 import org.rddp.verbs.Access;
 import org.rddp.verbs.MemoryRegion;
-import org.rddp.verbs.QpEvent;
+import org.rddp.work.QpEvent;
 import org.rddp.verbs.SendWorkRequest;
 import org.rddp.verbs.WcOpcode;
-import org.rddp.verbs.WcStatus;
+import org.rddp.work.WcStatus;
 import org.rddp.verbs.WorkCompletion;
-import org.rddp.verbs.WorkOpcode;
+import org.rddp.work.WorkOpcode;
 
 /**
  * What the engine owes an LLP that sends payloads where they lie ({@code LlpStream.holdsPayload}), as MPA does with

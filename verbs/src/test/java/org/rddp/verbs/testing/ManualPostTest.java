@@ -9,9 +9,9 @@ import org.rddp.verbs.Access;
 import org.rddp.verbs.MemoryRegion;
 import org.rddp.verbs.SendWorkRequest;
 import org.rddp.verbs.WcOpcode;
-import org.rddp.verbs.WcStatus;
+import org.rddp.work.WcStatus;
 import org.rddp.verbs.WorkCompletion;
-import org.rddp.verbs.WorkOpcode;
+import org.rddp.work.WorkOpcode;
 
 /**
  * Posts from the thread that drives a manual loop: over a stream that gathers its writes (MPA) the posts of one turn

@@ -13,9 +13,9 @@ import org.rddp.verbs.Access;
 import org.rddp.verbs.MemoryRegion;
 import org.rddp.verbs.SendWorkRequest;
 import org.rddp.verbs.WcOpcode;
-import org.rddp.verbs.WcStatus;
+import org.rddp.work.WcStatus;
 import org.rddp.verbs.WorkCompletion;
-import org.rddp.verbs.WorkOpcode;
+import org.rddp.work.WorkOpcode;
 
 /**
  * How the engine cuts a message to what is left of the LLP's packet ({@code LlpStream.packetRoom}): a message longer

@@ -2,7 +2,7 @@ package org.rddp.verbs.testing;
 
 import java.net.SocketAddress;
 import java.util.concurrent.CompletableFuture;
-import org.rddp.verbs.QpEvent;
+import org.rddp.work.QpEvent;
 import org.rddp.verbs.AcceptOptions;
 import org.rddp.verbs.Connection;
 import org.rddp.verbs.ConnectOptions;

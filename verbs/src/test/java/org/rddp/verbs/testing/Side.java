@@ -7,7 +7,7 @@ import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.concurrent.LinkedBlockingQueue;
-import org.rddp.verbs.QpEvent;
+import org.rddp.work.QpEvent;
 import org.rddp.rdmap.TerminateHeader;
 import org.rddp.verbs.Access;
 import org.rddp.verbs.CompletionQueue;
@@ -173,7 +173,7 @@ public final class Side {
     }
 
     /** Waits until the queue pair reaches {@code state} (it gets there on its owner thread). */
-    void awaitState(org.rddp.verbs.QpState state) {
+    void awaitState(org.rddp.work.QpState state) {
         long deadline = System.nanoTime() + TIMEOUT.toNanos();
         while (qp.state() != state) {
             if (System.nanoTime() > deadline) {

@@ -14,11 +14,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.rddp.verbs.Access;
 import org.rddp.verbs.MemoryRegion;
-import org.rddp.verbs.QpEvent;
+import org.rddp.work.QpEvent;
 import org.rddp.verbs.SendWorkRequest;
-import org.rddp.verbs.WcStatus;
+import org.rddp.work.WcStatus;
 import org.rddp.verbs.WorkCompletion;
-import org.rddp.verbs.WorkOpcode;
+import org.rddp.work.WorkOpcode;
 
 /**
  * Connect, move checksummed data, disconnect, over and over, over one transport: at the end the process has as many

@@ -1,6 +1,6 @@
 package org.rddp.verbs.testing;
 
-import org.rddp.verbs.WorkOpcode;
+import org.rddp.work.WorkOpcode;
 import org.rddp.verbs.Access;
 import org.rddp.verbs.CompletionQueue;
 import org.rddp.verbs.MemoryRegion;

@@ -11,9 +11,9 @@ import org.rddp.verbs.MemoryRegion;
 import org.rddp.verbs.MemoryWindow;
 import org.rddp.verbs.PostStatus;
 import org.rddp.verbs.SendWorkRequest;
-import org.rddp.verbs.WcStatus;
+import org.rddp.work.WcStatus;
 import org.rddp.verbs.WorkCompletion;
-import org.rddp.verbs.WorkOpcode;
+import org.rddp.work.WorkOpcode;
 
 /**
  * Posting a work request and polling its completion allocate nothing in steady state: the consumer's thread

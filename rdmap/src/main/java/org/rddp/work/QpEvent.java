@@ -1,9 +1,6 @@
-package org.rddp.engine;
+package org.rddp.work;
 
-/**
- * Asynchronous queue pair events, reported outside the completion queues. The engine's own; users see {@code
- * org.rddp.verbs.QpEvent}, the same constants in the same order.
- */
+/** Asynchronous queue pair events, reported outside the completion queues. */
 public enum QpEvent {
     /** The stream is up and the queue pair entered RTS. */
     ESTABLISHED,

@@ -1,6 +1,6 @@
-package org.rddp.verbs;
+package org.rddp.work;
 
-/** Work completion statuses, as libibverbs names them ({@code IBV_WC_*}). */
+/** Work completion statuses, as libibverbs names them ({@code IBV_WC_*}): the engine reports, the verbs show. */
 public enum WcStatus {
     /** The operation completed. */
     SUCCESS,

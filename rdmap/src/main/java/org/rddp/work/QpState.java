@@ -1,4 +1,4 @@
-package org.rddp.verbs;
+package org.rddp.work;
 
 /** Queue pair states of the iWARP verbs (RDMAC verbs §6.2; Linux siw uses the same five). */
 public enum QpState {
