@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
@@ -30,9 +29,7 @@ import org.rddp.verbs.WorkCompletion;
  * callers.
  *
  * <p>All the state of the queue's sockets is guarded by one lock, held briefly by the thread moving the protocol
- * and by callers of the sockets' methods. The transport's loop threads never wait for it: what they bring (a
- * connection request, a connect or accept finished, a queue pair's event) is {@linkplain #underLock handed over}, run
- * at once when the lock is free and otherwise by its holder as it lets go ({@link #unlock}), in the order it came.
+ * and by callers of the sockets' methods; the transport's loop threads take it only to hand over connection events.
  */
 public final class ExsQueue implements AutoCloseable {
     /**
@@ -59,8 +56,6 @@ public final class ExsQueue implements AutoCloseable {
 
     final Exs exs;
     final ReentrantLock lock = new ReentrantLock();
-    /** What threads that may not wait for {@link #lock} left to run under it, in the order they came. */
-    private final ConcurrentLinkedQueue<Runnable> handovers = new ConcurrentLinkedQueue<>();
     final CompletionQueue cq;
     private final Driver driver;
     private final Condition eventsArrived = lock.newCondition();
@@ -90,63 +85,6 @@ public final class ExsQueue implements AutoCloseable {
             batch[i] = new WorkCompletion();
         }
         this.thread = driver == Driver.THREAD ? Thread.ofVirtual().name("exs-queue").start(this::drive) : null;
-    }
-
-    /**
-     * Runs {@code action} under the lock without waiting for it: at once if the lock is free (or this thread holds
-     * it), else by the holder as it lets go. For the transport's loop threads, which must never wait for an
-     * application thread. Never blocks.
-     */
-    void underLock(Runnable action) {
-        if (lock.isHeldByCurrentThread()) {
-            action.run();
-            return;
-        }
-        handovers.offer(action);
-        runHandoversIfFree();
-        if (!handovers.isEmpty()) {
-            // the holder may be about to wait without letting go through unlock() (a condition's wait): wake the
-            // thread that moves the protocol, whose next release runs it
-            cq.signal();
-        }
-    }
-
-    /**
-     * Lets go of the lock, running first what was handed over meanwhile when this is the outermost hold. Every
-     * release of the lock goes through here, so that nothing handed over waits for a later one: an action offered
-     * after the last look here finds the lock free and runs on its own thread ({@link #underLock}).
-     */
-    void unlock() {
-        if (lock.getHoldCount() == 1) {
-            runHandovers();
-        }
-        lock.unlock();
-        if (!handovers.isEmpty()) {
-            runHandoversIfFree();
-        }
-    }
-
-    private void runHandoversIfFree() {
-        while (!handovers.isEmpty() && lock.tryLock()) {
-            try {
-                runHandovers();
-            } finally {
-                lock.unlock();
-            }
-        }
-    }
-
-    /** Runs what was handed over. Under the lock. */
-    @SuppressWarnings("checkstyle:IllegalCatch") // one failed hand-over must not stop the others or its runner
-    private void runHandovers() {
-        for (Runnable action = handovers.poll(); action != null; action = handovers.poll()) {
-            try {
-                action.run();
-            } catch (RuntimeException e) {
-                Thread thread = Thread.currentThread();
-                thread.getUncaughtExceptionHandler().uncaughtException(thread, e);
-            }
-        }
     }
 
     /** What moves the protocol of this queue's sockets. */
@@ -183,7 +121,7 @@ public final class ExsQueue implements AutoCloseable {
                     return taken;
                 }
             } finally {
-                unlock();
+                lock.unlock();
             }
         }
     }
@@ -205,7 +143,7 @@ public final class ExsQueue implements AutoCloseable {
                     return events.size();
                 }
             } finally {
-                unlock();
+                lock.unlock();
             }
         }
     }
@@ -232,7 +170,7 @@ public final class ExsQueue implements AutoCloseable {
             return true;
         }
         long wait = closeWait(left);
-        unlock();
+        lock.unlock();
         try {
             cq.awaitNotification(Duration.ofNanos(wait));
         } finally {
@@ -287,7 +225,7 @@ public final class ExsQueue implements AutoCloseable {
         try {
             eventsArrived.signalAll();
         } finally {
-            unlock();
+            lock.unlock();
         }
         if (thread != null) {
             thread.join();
@@ -318,7 +256,7 @@ public final class ExsQueue implements AutoCloseable {
             cq.requestNotification(false);
             return progress() > 0;
         } finally {
-            unlock();
+            lock.unlock();
         }
     }
 
@@ -387,7 +325,7 @@ public final class ExsQueue implements AutoCloseable {
             }
             return wait;
         } finally {
-            unlock();
+            lock.unlock();
         }
     }
 

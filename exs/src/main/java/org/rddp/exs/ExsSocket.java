@@ -118,7 +118,7 @@ public final class ExsSocket {
             }
             options.put(option, value);
         } finally {
-            queue.unlock();
+            queue.lock.unlock();
         }
     }
 
@@ -128,7 +128,7 @@ public final class ExsSocket {
         try {
             return options.get(option);
         } finally {
-            queue.unlock();
+            queue.lock.unlock();
         }
     }
 
@@ -140,7 +140,7 @@ public final class ExsSocket {
             local = address;
             state = State.BOUND;
         } finally {
-            queue.unlock();
+            queue.lock.unlock();
         }
     }
 
@@ -163,11 +163,11 @@ public final class ExsSocket {
             this.backlog = backlog;
             state = State.LISTENING;
         } finally {
-            queue.unlock();
+            queue.lock.unlock();
         }
         Listener made = null;
         try {
-            made = exs.manager().listen(local, request -> queue.underLock(() -> requested(request)));
+            made = exs.manager().listen(local, this::requested);
         } finally {
             queue.lock.lock();
             try {
@@ -179,7 +179,7 @@ public final class ExsSocket {
                     listener = made;
                 }
             } finally {
-                queue.unlock();
+                queue.lock.unlock();
             }
         }
     }
@@ -195,7 +195,7 @@ public final class ExsSocket {
             accepts.add(context);
             acceptWaiting();
         } finally {
-            queue.unlock();
+            queue.lock.unlock();
         }
     }
 
@@ -214,15 +214,15 @@ public final class ExsSocket {
             peer = remote;
             connectContext = context;
             ExsHello own = hello();
-            connection = new ExsConnection(this, exs, queue, own.slots(), own.immediate(), this::handOver);
+            connection = new ExsConnection(this, exs, queue, own.slots(), own.immediate(), this::event);
             // peer-to-peer (RFC 6581): either side may send first, the accepting one too, which MPA's client-server
             // model forbids until the initiator has sent (a zero-length RDMA Write or Read as the RTR frees it)
             ConnectOptions connect = new ConnectOptions(own.encode(), true, own.slots(), own.slots(), true,
                     Set.of(RtrType.WRITE, RtrType.READ), CONNECT_TIMEOUT);
             exs.manager().connect(connection.qp, remote, connect)
-                    .whenComplete((made, failed) -> queue.underLock(() -> connected(made, failed, own)));
+                    .whenComplete((made, failed) -> connected(made, failed, own));
         } finally {
-            queue.unlock();
+            queue.lock.unlock();
         }
     }
 
@@ -269,7 +269,7 @@ public final class ExsSocket {
             requireState("send", State.CONNECTED);
             connection.send(new SendOp(memory, offset, length, remoteOffset, flags, context));
         } finally {
-            queue.unlock();
+            queue.lock.unlock();
         }
     }
 
@@ -294,7 +294,7 @@ public final class ExsSocket {
             connection.send(op);
             posted = true;
         } finally {
-            queue.unlock();
+            queue.lock.unlock();
             if (!posted) {
                 memory.deregister();
             }
@@ -332,7 +332,7 @@ public final class ExsSocket {
             requireState("recv", State.CONNECTED);
             connection.recv(new RecvOp(memory, offset, length, remoteOffset, flags, context));
         } finally {
-            queue.unlock();
+            queue.lock.unlock();
         }
     }
 
@@ -380,7 +380,7 @@ public final class ExsSocket {
                         + state.name().toLowerCase());
             }
         } finally {
-            queue.unlock();
+            queue.lock.unlock();
         }
     }
 
@@ -425,7 +425,7 @@ public final class ExsSocket {
         try {
             return state;
         } finally {
-            queue.unlock();
+            queue.lock.unlock();
         }
     }
 
@@ -435,7 +435,7 @@ public final class ExsSocket {
         try {
             return local;
         } finally {
-            queue.unlock();
+            queue.lock.unlock();
         }
     }
 
@@ -445,7 +445,7 @@ public final class ExsSocket {
         try {
             return peer;
         } finally {
-            queue.unlock();
+            queue.lock.unlock();
         }
     }
 
@@ -465,49 +465,59 @@ public final class ExsSocket {
         return new ExsHello(options.get(ExsOption.CREDITS), options.get(ExsOption.SMALL_PACKET_MAX_SIZE));
     }
 
-    /** The connect finished: handed over by the transport's thread ({@link ExsQueue#underLock}). Under the lock. */
+    /** The connect finished, on the transport's thread. */
     private void connected(Connection made, Throwable failed, ExsHello own) {
-        if (state != State.CONNECTING) {
-            if (made != null) {
-                made.disconnect(); // closed meanwhile
+        queue.lock.lock();
+        try {
+            if (state != State.CONNECTING) {
+                if (made != null) {
+                    made.disconnect(); // closed meanwhile
+                }
+                return;
             }
-            return;
-        }
-        ExsHello peerHello = null;
-        if (failed != null) {
-            Throwable cause = failed instanceof CompletionException && failed.getCause() != null
-                    ? failed.getCause() : failed;
-            failure = new ExsException(this + ": connecting to " + peer + " failed: " + (cause.getMessage() != null
-                    ? cause.getMessage() : cause.toString()), cause);
-        } else {
-            try {
-                peerHello = ExsHello.decode(made.parameters().remotePrivateData());
-            } catch (ExsProtocolException e) {
-                failure = new ExsException(this + ": the peer at " + peer + " is not an EXS listener: "
-                        + e.getMessage(), e);
+            ExsHello peerHello = null;
+            if (failed != null) {
+                Throwable cause = failed instanceof CompletionException && failed.getCause() != null
+                        ? failed.getCause() : failed;
+                failure = new ExsException(this + ": connecting to " + peer + " failed: " + (cause.getMessage() != null
+                        ? cause.getMessage() : cause.toString()), cause);
+            } else {
+                try {
+                    peerHello = ExsHello.decode(made.parameters().remotePrivateData());
+                } catch (ExsProtocolException e) {
+                    failure = new ExsException(this + ": the peer at " + peer + " is not an EXS listener: "
+                            + e.getMessage(), e);
+                }
             }
+            if (peerHello == null) {
+                state = State.CLOSED;
+                queue.post(new ExsEvent(ExsEvent.Type.CONNECT, this, connectContext, 0, failure));
+                connection.abort();
+                connection.end(failure, false);
+                return;
+            }
+            connection.established(Math.min(own.slots(), peerHello.slots()),
+                    Math.min(own.immediate(), peerHello.immediate()), made.parameters().ord());
+            state = State.CONNECTED;
+            queue.post(new ExsEvent(ExsEvent.Type.CONNECT, this, connectContext, 0, null));
+        } finally {
+            queue.lock.unlock();
         }
-        if (peerHello == null) {
-            state = State.CLOSED;
-            queue.post(new ExsEvent(ExsEvent.Type.CONNECT, this, connectContext, 0, failure));
-            connection.abort();
-            connection.end(failure, false);
-            return;
-        }
-        connection.established(Math.min(own.slots(), peerHello.slots()),
-                Math.min(own.immediate(), peerHello.immediate()), made.parameters().ord());
-        state = State.CONNECTED;
-        queue.post(new ExsEvent(ExsEvent.Type.CONNECT, this, connectContext, 0, null));
     }
 
-    /** A connection request at the listener, handed over by the transport's thread. Under the lock. */
+    /** A connection request at the listener, on the transport's thread. */
     private void requested(ConnectionRequest request) {
-        if (state != State.LISTENING || requests.size() >= backlog) {
-            request.reject(PrivateData.EMPTY);
-            return;
+        queue.lock.lock();
+        try {
+            if (state != State.LISTENING || requests.size() >= backlog) {
+                request.reject(PrivateData.EMPTY);
+                return;
+            }
+            requests.add(request);
+            acceptWaiting();
+        } finally {
+            queue.lock.unlock();
         }
-        requests.add(request);
-        acceptWaiting();
     }
 
     /** Pairs waiting requests with waiting accepts. Under the lock. */
@@ -535,58 +545,60 @@ public final class ExsSocket {
                         + "connection came, but this socket's queue has no room for another; it was refused")));
                 continue;
             }
-            child.connection = new ExsConnection(child, exs, queue, agreed, own.immediate(), child::handOver);
+            child.connection = new ExsConnection(child, exs, queue, agreed, own.immediate(), child::event);
             request.accept(child.connection.qp, new AcceptOptions(own.encode(), agreed, agreed))
-                    .whenComplete((made, failed) -> queue.underLock(
-                            () -> child.accepted(made, failed, own, peerHello, context, this)));
+                    .whenComplete((made, failed) -> child.accepted(made, failed, own, peerHello, context, this));
         }
     }
 
-    /** The child's accept finished, handed over by the transport's thread. Under the lock. */
+    /** The child's accept finished, on the transport's thread. */
     private void accepted(Connection made, Throwable failed, ExsHello own, ExsHello peerHello, Object context,
             ExsSocket listening) {
-        if (failed != null) {
-            state = State.CLOSED;
-            connection.abort();
-            connection.end(new ExsException(this + ": the connection failed while it was set up"), false);
-            if (listening.state == State.LISTENING) {
-                listening.accepts.addFirst(context); // the accept waits for the next connection
-                listening.acceptWaiting();
+        queue.lock.lock();
+        try {
+            if (failed != null) {
+                state = State.CLOSED;
+                connection.abort();
+                connection.end(new ExsException(this + ": the connection failed while it was set up"), false);
+                if (listening.state == State.LISTENING) {
+                    listening.accepts.addFirst(context); // the accept waits for the next connection
+                    listening.acceptWaiting();
+                }
+                return;
             }
-            return;
+            connection.established(Math.min(own.slots(), peerHello.slots()),
+                    Math.min(own.immediate(), peerHello.immediate()), made.parameters().ord());
+            state = State.CONNECTED;
+            queue.post(new ExsEvent(ExsEvent.Type.ACCEPT, this, context, 0, null));
+        } finally {
+            queue.lock.unlock();
         }
-        connection.established(Math.min(own.slots(), peerHello.slots()),
-                Math.min(own.immediate(), peerHello.immediate()), made.parameters().ord());
-        state = State.CONNECTED;
-        queue.post(new ExsEvent(ExsEvent.Type.ACCEPT, this, context, 0, null));
     }
 
     // ---- the end ----
 
-    /** A queue pair event, on the transport's thread: handed over to run under the lock ({@link #event}). */
-    private void handOver(QueuePair from, QpEvent event, TerminateHeader terminate, String detail) {
-        if (event != QpEvent.ESTABLISHED) {
-            queue.underLock(() -> event(from, event, terminate, detail));
-        }
-    }
-
-    /** A queue pair event, handed over by the transport's thread. Under the lock. */
+    /** A queue pair event, on the transport's thread. */
     private void event(QueuePair from, QpEvent event, TerminateHeader terminate, String detail) {
         if (event == QpEvent.ESTABLISHED) {
             return;
         }
-        if (connection == null || from != connection.qp || (state != State.CONNECTED
-                && state != State.CLOSING)) {
-            return;
-        }
-        if (event == QpEvent.DISCONNECTED && state == State.CLOSING) {
-            ended(null, new ExsException(this + ": closed before it finished"));
-        } else if (event == QpEvent.DISCONNECTED) {
-            ended(null, new ExsException(this + ": the peer closed the connection before it finished"));
-        } else {
-            ExsException why = new ExsException(this + ": the connection failed: " + event
-                    + (detail == null ? "" : " (" + detail + ")"));
-            ended(why, why);
+        queue.lock.lock();
+        try {
+            if (connection == null || from != connection.qp || (state != State.CONNECTED
+                    && state != State.CLOSING)) {
+                return;
+            }
+            if (event == QpEvent.DISCONNECTED && state == State.CLOSING) {
+                ended(null, new ExsException(this + ": closed before it finished"));
+            } else if (event == QpEvent.DISCONNECTED) {
+                ended(null, new ExsException(this + ": the peer closed the connection before it finished"));
+            } else {
+                ExsException why = new ExsException(this + ": the connection failed: " + event
+                        + (detail == null ? "" : " (" + detail + ")"));
+                ended(why, why);
+            }
+        } finally {
+            queue.lock.unlock();
         }
     }
 
