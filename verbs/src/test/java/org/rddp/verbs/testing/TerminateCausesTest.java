@@ -2,7 +2,6 @@ package org.rddp.verbs.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import java.util.List;
@@ -32,13 +31,16 @@ import org.rddp.rdmap.TerminateHeader;
 import org.rddp.testing.InMemoryLlp;
 import org.rddp.verbs.Access;
 import org.rddp.verbs.MemoryRegion;
-import org.rddp.verbs.SendWorkRequest;
 import org.rddp.verbs.WorkCompletion;
 
 /**
- * Every Terminate cause the engine can emit, driven by crafted segments injected into the in-memory LLP, with
- * the layer, type, code and copied headers checked on both sides (RFC 5040 §4.8, §7.1; RFC 5041 §7.2), and the
- * faults of the in-memory LLP: reordered placement, back-pressure, a lost connection, a corrupted segment.
+ * Every Terminate cause the engine can emit, driven by crafted segments injected into the in-memory LLP, with the
+ * layer, type, code and copied headers checked on both sides (RFC 5040 §4.8, §7.1; RFC 5041 §7.2), through the verbs:
+ * the queue pairs' own memory checks (protection domains, access rights, bounds, windows) behind the engine, the
+ * Terminate counters and the engine's log, with each queue pair on its own loop thread. The engine's own tests of its
+ * causes, local errors, LLP errors and the in-memory LLP's faults (reordered placement, back-pressure, a lost
+ * connection, a corrupted segment) drive it directly: {@code org.rddp.engine.EngineTerminateTest} and
+ * {@code EngineTransferTest} in {@code rdmap}.
  */
 class TerminateCausesTest {
     private static final int SEND = RdmapControl.encode(RdmapOpcode.SEND);
@@ -190,227 +192,6 @@ class TerminateCausesTest {
             }
             assertThat(peers.initiator.events).noneMatch(event -> event.event() == QpEvent.TERMINATE_RECEIVED);
         }
-    }
-
-    @Test
-    void aReceivedTerminateIsReportedAndNotAnswered() throws Exception {
-        try (Peers peers = new Peers(transport, 8)) {
-            MemoryRegion sink = peers.responder.region(64, Access.LOCAL_WRITE);
-            peers.responder.postReceive(sink, 0, 64, 1);
-            peers.connect(1, 1);
-            TerminateHeader cause = TerminateHeader.of(DdpError.TAGGED_BASE_OR_BOUNDS, 8,
-                    org.rddp.ddp.DdpTaggedHeader.of(true, WRITE, 0x100, 0));
-            byte[] terminate = new byte[18 + cause.length()];
-            new DdpSegment().bind(MemorySegment.ofArray(terminate), 0, terminate.length)
-                    .writeUntagged(true, RdmapControl.encode(RdmapOpcode.TERMINATE), 0, 2, 1, 0);
-            cause.encodeTo(MemorySegment.ofArray(terminate), 18);
-            transport.initiator().lastInitiatorEnd().inject(terminate);
-
-            Side.Event received = peers.responder.await(QpEvent.TERMINATE_RECEIVED);
-            assertThat(received.terminate()).isEqualTo(cause);
-            assertThat(received.detail()).containsIgnoringCase("base or bounds");
-            peers.responder.awaitState(QpState.ERROR);
-            expectFlushed(peers.responder.next(), 1);
-            assertThat(peers.responder.events).noneMatch(event -> event.event() == QpEvent.TERMINATE_SENT);
-        }
-    }
-
-    @Test
-    void anLlpErrorBecomesATerminateWithoutHeaders() throws Exception {
-        try (Peers peers = new Peers(transport, 8)) {
-            peers.connect(1, 1);
-            transport.initiator().lastResponderEnd().reportLlpError(MpaError.CRC_ERROR, "bad CRC");
-            TerminateHeader sent = peers.responder.await(QpEvent.TERMINATE_SENT).terminate();
-            assertThat(sent).isEqualTo(TerminateHeader.of(MpaError.CRC_ERROR));
-            assertThat(peers.initiator.await(QpEvent.TERMINATE_RECEIVED).terminate()).isEqualTo(sent);
-        }
-    }
-
-    @Test
-    void aBadLocalReceiveIsALocalCatastrophe() throws Exception {
-        try (Peers peers = new Peers(transport, 8)) {
-            peers.responder.postReceiveRaw(0x1234_5600, 0, 64, 1);
-            peers.connect(1, 1);
-            MemoryRegion source = peers.initiator.region(10);
-            SendWorkRequest send = new SendWorkRequest(1).opcode(WorkOpcode.SEND).wrId(2).sge(0, source, 0, 10);
-            peers.initiator.post(send);
-            assertThat(peers.responder.await(QpEvent.TERMINATE_SENT).terminate())
-                    .isEqualTo(TerminateHeader.of(RdmapError.LOCAL_CATASTROPHIC));
-            WorkCompletion receive = peers.responder.next();
-            assertThat(receive.status()).isEqualTo(WcStatus.LOC_PROT_ERR);
-            assertThat(peers.initiator.await(QpEvent.TERMINATE_RECEIVED).terminate().cause())
-                    .contains(RdmapError.LOCAL_CATASTROPHIC);
-        }
-    }
-
-    @Test
-    void aBadLocalKeyFailsItsRequestAndTerminates() throws Exception {
-        try (Peers peers = new Peers(transport, 8)) {
-            MemoryRegion sink = peers.responder.region(64, Access.LOCAL_WRITE);
-            peers.responder.postReceive(sink, 0, 64, 1);
-            peers.connect(1, 1);
-            SendWorkRequest send = new SendWorkRequest(1).opcode(WorkOpcode.SEND).wrId(5).sge(0, 0x4242_4200, 0, 8);
-            peers.initiator.post(send);
-            SendWorkRequest next = new SendWorkRequest(1).opcode(WorkOpcode.SEND).wrId(6).noSge();
-            int status = peers.initiator.qp.postSend(next);
-            WorkCompletion failed = peers.initiator.next();
-            assertThat(failed.wrId()).isEqualTo(5);
-            assertThat(failed.status()).isEqualTo(WcStatus.LOC_PROT_ERR);
-            if (status == org.rddp.verbs.PostStatus.OK) {
-                expectFlushed(peers.initiator.next(), 6);
-            }
-            assertThat(peers.initiator.await(QpEvent.TERMINATE_SENT).terminate().cause())
-                    .contains(RdmapError.LOCAL_CATASTROPHIC);
-            assertThat(peers.responder.await(QpEvent.TERMINATE_RECEIVED).terminate().cause())
-                    .contains(RdmapError.LOCAL_CATASTROPHIC);
-            expectFlushed(peers.responder.next(), 1);
-        }
-    }
-
-    @Test
-    void aReadWithTwoSinkElementsIsALocalOperationError() throws Exception {
-        try (Peers peers = new Peers(transport, 8)) {
-            MemoryRegion source = peers.responder.region(64, Access.REMOTE_READ);
-            peers.connect(1, 1);
-            MemoryRegion sink = peers.initiator.region(64, Access.LOCAL_WRITE);
-            SendWorkRequest read = new SendWorkRequest(2).opcode(WorkOpcode.RDMA_READ).wrId(9)
-                    .remote(source.rkey(), 0).sge(0, sink, 0, 32).sge(1, sink, 32, 32);
-            peers.initiator.post(read);
-            WorkCompletion failed = peers.initiator.next();
-            assertThat(failed.status()).isEqualTo(WcStatus.LOC_QP_OP_ERR);
-        }
-    }
-
-    @Test
-    void taggedPayloadPlacedOutOfOrderIsDeliveredInOrder() throws Exception {
-        try (Peers peers = new Peers(transport, 64)) {
-            int size = 200_000;
-            MemoryRegion sink = peers.responder.region(size, Access.LOCAL_WRITE, Access.REMOTE_WRITE);
-            MemoryRegion readable = peers.responder.region(size, Access.REMOTE_READ);
-            ScenarioSuite.fill(readable, size, 77);
-            MemoryRegion doorbell = peers.responder.region(8, Access.LOCAL_WRITE);
-            peers.responder.postReceive(doorbell, 0, 8, 1);
-            peers.connect(4, 4);
-            transport.initiator().lastResponderEnd().reorderTagged(true);
-            transport.initiator().lastInitiatorEnd().reorderTagged(true);
-            MemoryRegion source = peers.initiator.region(size);
-            ScenarioSuite.fill(source, size, 78);
-            MemoryRegion readSink = peers.initiator.region(size, Access.LOCAL_WRITE);
-            peers.initiator.post(new SendWorkRequest(1).opcode(WorkOpcode.RDMA_WRITE).wrId(1)
-                    .remote(sink.rkey(), 0).sge(0, source, 0, size));
-            peers.initiator.post(new SendWorkRequest(1).opcode(WorkOpcode.RDMA_READ).wrId(2)
-                    .remote(readable.rkey(), 0).sge(0, readSink, 0, size));
-            peers.initiator.post(new SendWorkRequest(1).opcode(WorkOpcode.SEND).wrId(3).noSge());
-            assertThat(peers.initiator.next().wrId()).isEqualTo(1);
-            WorkCompletion read = peers.initiator.next();
-            assertThat(read.status()).isEqualTo(WcStatus.SUCCESS);
-            assertThat(read.byteLength()).isEqualTo(size);
-            assertThat(peers.initiator.next().wrId()).isEqualTo(3);
-            assertThat(peers.responder.next().status()).isEqualTo(WcStatus.SUCCESS);
-            ScenarioSuite.assertSame(source, sink, size);
-            ScenarioSuite.assertSame(readable, readSink, size);
-        }
-    }
-
-    /**
-     * Tagged payload that arrives ahead of its turn is placed by the LLP (RFC 5043 §10), outside the engine: when the
-     * region's memory is gone by then (its arena closed under a live registration), the early placement declines,
-     * and the segment, delivered in its turn, fails in the engine as any placement into such a region does — a
-     * Terminate and an error to both users, not an exception left at the loop and a connection that stalls.
-     */
-    @Test
-    void taggedPayloadPlacedEarlyIntoMemoryThatIsGoneIsALocalCatastrophe() throws Exception {
-        try (Peers peers = new Peers(transport, 64)) {
-            int size = 20_000;
-            Arena arena = Arena.ofShared();
-            MemoryRegion sink = peers.responder.pd.register(arena.allocate(size, 8),
-                    EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
-            peers.connect(1, 1);
-            transport.initiator().lastResponderEnd().reorderTagged(true);
-            arena.close();
-            MemoryRegion source = peers.initiator.region(size);
-            peers.initiator.post(new SendWorkRequest(1).opcode(WorkOpcode.RDMA_WRITE).wrId(1)
-                    .remote(sink.rkey(), 0).sge(0, source, 0, size));
-            assertThat(peers.responder.await(QpEvent.TERMINATE_SENT).terminate())
-                    .isEqualTo(TerminateHeader.of(RdmapError.LOCAL_CATASTROPHIC));
-            assertThat(peers.initiator.await(QpEvent.TERMINATE_RECEIVED).terminate().cause())
-                    .contains(RdmapError.LOCAL_CATASTROPHIC);
-            assertThat(transport.initiator().lastResponderEnd().loop().failure()).isNull();
-        }
-    }
-
-    @Test
-    void aStalledReceiverBackPressuresTheSenderAndNothingIsLost() throws Exception {
-        try (Peers peers = new Peers(transport, 256)) {
-            MemoryRegion sink = peers.responder.region(200 * 100L, Access.LOCAL_WRITE);
-            for (int i = 0; i < 200; i++) {
-                peers.responder.postReceive(sink, i * 100L, 100, i);
-            }
-            peers.connect(1, 1);
-            InMemoryLlp responderEnd = transport.initiator().lastResponderEnd();
-            responderEnd.stall();
-            MemoryRegion source = peers.initiator.region(200 * 100L);
-            ScenarioSuite.fill(source, 200 * 100L, 5);
-            for (int i = 0; i < 200; i++) {
-                peers.initiator.post(new SendWorkRequest(1).opcode(WorkOpcode.SEND).wrId(i).sge(0, source, i * 100L,
-                        100));
-            }
-            for (int i = 0; i < 32; i++) { // exactly the 32 segments the ring holds go out; then the sender waits
-                assertThat(peers.initiator.next().wrId()).isEqualTo(i);
-            }
-            peers.initiator.assertNoCompletionOnceQuiet(transport.initiator().loop());
-            responderEnd.resume();
-            for (int i = 32; i < 200; i++) {
-                assertThat(peers.initiator.next().wrId()).isEqualTo(i);
-            }
-            for (int i = 0; i < 200; i++) {
-                WorkCompletion received = peers.responder.next();
-                assertThat(received.wrId()).isEqualTo(i);
-                assertThat(received.byteLength()).isEqualTo(100);
-            }
-            ScenarioSuite.assertSame(source, sink, 200 * 100L);
-        }
-    }
-
-    @Test
-    void aLostConnectionFlushesEverythingOnBothSides() throws Exception {
-        try (Peers peers = new Peers(transport, 8)) {
-            MemoryRegion sink = peers.responder.region(64, Access.LOCAL_WRITE);
-            peers.responder.postReceive(sink, 0, 64, 1);
-            peers.connect(1, 1);
-            MemoryRegion readSink = peers.initiator.region(64, Access.LOCAL_WRITE);
-            MemoryRegion readable = peers.responder.region(64, Access.REMOTE_READ);
-            transport.initiator().lastResponderEnd().stall(); // the Read stays unanswered
-            peers.initiator.post(new SendWorkRequest(1).opcode(WorkOpcode.RDMA_READ).wrId(2)
-                    .remote(readable.rkey(), 0).sge(0, readSink, 0, 64));
-            transport.initiator().lastInitiatorEnd().dropConnection();
-            peers.initiator.await(QpEvent.CONNECTION_LOST);
-            peers.responder.await(QpEvent.CONNECTION_LOST);
-            expectFlushed(peers.initiator.next(), 2);
-            expectFlushed(peers.responder.next(), 1);
-            peers.initiator.awaitState(QpState.ERROR);
-            peers.responder.awaitState(QpState.ERROR);
-        }
-    }
-
-    @Test
-    void aCorruptedSegmentIsCaughtByItsHeader() throws Exception {
-        try (Peers peers = new Peers(transport, 8)) {
-            MemoryRegion sink = peers.responder.region(64, Access.LOCAL_WRITE);
-            peers.responder.postReceive(sink, 0, 64, 1);
-            peers.connect(1, 1);
-            transport.initiator().lastInitiatorEnd().corruptNextSent(segment ->
-                    segment.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 0, (byte) 0x42)); // DV 2
-            peers.initiator.post(new SendWorkRequest(1).opcode(WorkOpcode.SEND).wrId(1).noSge());
-            assertThat(peers.responder.await(QpEvent.TERMINATE_SENT).terminate().cause())
-                    .contains(DdpError.UNTAGGED_INVALID_VERSION);
-            expectFlushed(peers.responder.next(), 1);
-        }
-    }
-
-    private static void expectFlushed(WorkCompletion completion, long wrId) {
-        assertThat(completion.wrId()).as("%s", completion).isEqualTo(wrId);
-        assertThat(completion.status()).as("%s", completion).isEqualTo(WcStatus.WR_FLUSH_ERR);
     }
 
     private static byte[][] one(byte[] segment) {
