@@ -1,5 +1,7 @@
 package org.rddp.engine;
 
+import org.rddp.work.WorkOpcode;
+import org.rddp.work.QpState;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;

@@ -5,6 +5,9 @@ import static org.rddp.engine.StagResolver.LOCAL_WRITE;
 import static org.rddp.engine.StagResolver.REMOTE_READ;
 import static org.rddp.engine.StagResolver.REMOTE_WRITE;
 
+import org.rddp.work.QpEvent;
+import org.rddp.work.QpState;
+import org.rddp.work.WcStatus;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

@@ -9,6 +9,9 @@ import static org.rddp.engine.EnginePair.write;
 import static org.rddp.engine.StagResolver.LOCAL_WRITE;
 import static org.rddp.engine.StagResolver.REMOTE_WRITE;
 
+import org.rddp.work.WorkOpcode;
+import org.rddp.work.QpEvent;
+import org.rddp.work.WcStatus;
 import java.lang.foreign.Arena;
 import org.junit.jupiter.api.Test;
 import org.rddp.engine.TestQueues.ReceiveDone;

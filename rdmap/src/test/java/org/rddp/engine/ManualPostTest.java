@@ -5,6 +5,8 @@ import static org.rddp.engine.EnginePair.fill;
 import static org.rddp.engine.EnginePair.send;
 import static org.rddp.engine.StagResolver.LOCAL_WRITE;
 
+import org.rddp.work.WorkOpcode;
+import org.rddp.work.WcStatus;
 import org.junit.jupiter.api.Test;
 import org.rddp.engine.TestQueues.ReceiveDone;
 import org.rddp.engine.TestQueues.SendDone;

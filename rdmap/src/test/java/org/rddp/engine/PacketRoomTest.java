@@ -7,6 +7,9 @@ import static org.rddp.engine.EnginePair.write;
 import static org.rddp.engine.StagResolver.LOCAL_WRITE;
 import static org.rddp.engine.StagResolver.REMOTE_WRITE;
 
+import org.rddp.work.WorkOpcode;
+import org.rddp.work.QpEvent;
+import org.rddp.work.WcStatus;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntSupplier;
 import org.junit.jupiter.api.Test;

@@ -6,6 +6,10 @@ import static org.rddp.engine.EnginePair.mismatch;
 import static org.rddp.engine.EnginePair.send;
 import static org.rddp.engine.StagResolver.LOCAL_WRITE;
 
+import org.rddp.work.WorkOpcode;
+import org.rddp.work.QpEvent;
+import org.rddp.work.QpState;
+import org.rddp.work.WcStatus;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -1,5 +1,9 @@
 package org.rddp.engine;
 
+import org.rddp.work.WorkOpcode;
+import org.rddp.work.QpEvent;
+import org.rddp.work.QpState;
+import org.rddp.work.WcStatus;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
