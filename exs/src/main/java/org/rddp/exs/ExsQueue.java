@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
@@ -29,7 +30,9 @@ import org.rddp.verbs.WorkCompletion;
  * callers.
  *
  * <p>All the state of the queue's sockets is guarded by one lock, held briefly by the thread moving the protocol
- * and by callers of the sockets' methods; the transport's loop threads take it only to hand over connection events.
+ * and by callers of the sockets' methods. The transport's loop threads never wait for it: what they bring (a
+ * connection request, a connect or accept finished, a queue pair's event) is {@linkplain #underLock handed over}, run
+ * at once when the lock is free and otherwise by its holder as it lets go ({@link #unlock}), in the order it came.
  */
 public final class ExsQueue implements AutoCloseable {
     /**
@@ -56,6 +59,8 @@ public final class ExsQueue implements AutoCloseable {
 
     final Exs exs;
     final ReentrantLock lock = new ReentrantLock();
+    /** What threads that may not wait for {@link #lock} left to run under it, in the order they came. */
+    private final ConcurrentLinkedQueue<Runnable> handovers = new ConcurrentLinkedQueue<>();
     final CompletionQueue cq;
     private final Driver driver;
     private final Condition eventsArrived = lock.newCondition();
@@ -85,6 +90,68 @@ public final class ExsQueue implements AutoCloseable {
             batch[i] = new WorkCompletion();
         }
         this.thread = driver == Driver.THREAD ? Thread.ofVirtual().name("exs-queue").start(this::drive) : null;
+    }
+
+    /**
+     * Runs {@code action} under the lock without waiting for it: at once if the lock is free (or this thread holds
+     * it), else by the holder as it lets go. For the transport's loop threads, which must never wait for an
+     * application thread. Never blocks.
+     */
+    void underLock(Runnable action) {
+        if (lock.isHeldByCurrentThread()) {
+            action.run();
+            return;
+        }
+        handovers.offer(action);
+        runHandoversIfFree();
+        if (!handovers.isEmpty()) {
+            // the holder may be about to wait without letting go through unlock() (a condition's wait): wake the
+            // thread that moves the protocol, whose next release runs it
+            cq.signal();
+        }
+    }
+
+    /** Whether something handed over waits for the lock's holder to let go. */
+    boolean handingOver() {
+        return !handovers.isEmpty();
+    }
+
+    /**
+     * Lets go of the lock, running first what was handed over meanwhile when this is the outermost hold. Every
+     * release of the lock goes through here, so that nothing handed over waits for a later one: an action offered
+     * after the last look here finds the lock free and runs on its own thread ({@link #underLock}).
+     */
+    void unlock() {
+        if (lock.getHoldCount() == 1) {
+            runHandovers();
+        }
+        lock.unlock();
+        if (!handovers.isEmpty()) {
+            runHandoversIfFree();
+        }
+    }
+
+    private void runHandoversIfFree() {
+        while (!handovers.isEmpty() && lock.tryLock()) {
+            try {
+                runHandovers();
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    /** Runs what was handed over. Under the lock. */
+    @SuppressWarnings("checkstyle:IllegalCatch") // one failed hand-over must not stop the others or its runner
+    private void runHandovers() {
+        for (Runnable action = handovers.poll(); action != null; action = handovers.poll()) {
+            try {
+                action.run();
+            } catch (RuntimeException e) {
+                Thread thread = Thread.currentThread();
+                thread.getUncaughtExceptionHandler().uncaughtException(thread, e);
+            }
+        }
     }
 
     /** What moves the protocol of this queue's sockets. */
@@ -121,7 +188,7 @@ public final class ExsQueue implements AutoCloseable {
                     return taken;
                 }
             } finally {
-                lock.unlock();
+                unlock();
             }
         }
     }
@@ -143,7 +210,7 @@ public final class ExsQueue implements AutoCloseable {
                     return events.size();
                 }
             } finally {
-                lock.unlock();
+                unlock();
             }
         }
     }
@@ -170,7 +237,7 @@ public final class ExsQueue implements AutoCloseable {
             return true;
         }
         long wait = closeWait(left);
-        lock.unlock();
+        unlock();
         try {
             cq.awaitNotification(Duration.ofNanos(wait));
         } finally {
@@ -225,7 +292,7 @@ public final class ExsQueue implements AutoCloseable {
         try {
             eventsArrived.signalAll();
         } finally {
-            lock.unlock();
+            unlock();
         }
         if (thread != null) {
             thread.join();
@@ -256,7 +323,7 @@ public final class ExsQueue implements AutoCloseable {
             cq.requestNotification(false);
             return progress() > 0;
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -325,7 +392,7 @@ public final class ExsQueue implements AutoCloseable {
             }
             return wait;
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 

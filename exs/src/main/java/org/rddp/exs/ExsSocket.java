@@ -118,7 +118,7 @@ public final class ExsSocket {
             }
             options.put(option, value);
         } finally {
-            queue.lock.unlock();
+            queue.unlock();
         }
     }
 
@@ -128,7 +128,7 @@ public final class ExsSocket {
         try {
             return options.get(option);
         } finally {
-            queue.lock.unlock();
+            queue.unlock();
         }
     }
 
@@ -140,7 +140,7 @@ public final class ExsSocket {
             local = address;
             state = State.BOUND;
         } finally {
-            queue.lock.unlock();
+            queue.unlock();
         }
     }
 
@@ -163,11 +163,11 @@ public final class ExsSocket {
             this.backlog = backlog;
             state = State.LISTENING;
         } finally {
-            queue.lock.unlock();
+            queue.unlock();
         }
         Listener made = null;
         try {
-            made = exs.manager().listen(local, this::requested);
+            made = exs.manager().listen(local, request -> queue.underLock(() -> requested(request)));
         } finally {
             queue.lock.lock();
             try {
@@ -179,7 +179,7 @@ public final class ExsSocket {
                     listener = made;
                 }
             } finally {
-                queue.lock.unlock();
+                queue.unlock();
             }
         }
     }
@@ -195,7 +195,7 @@ public final class ExsSocket {
             accepts.add(context);
             acceptWaiting();
         } finally {
-            queue.lock.unlock();
+            queue.unlock();
         }
     }
 
@@ -214,15 +214,15 @@ public final class ExsSocket {
             peer = remote;
             connectContext = context;
             ExsHello own = hello();
-            connection = new ExsConnection(this, exs, queue, own.slots(), own.immediate(), this::event);
+            connection = new ExsConnection(this, exs, queue, own.slots(), own.immediate(), this::handOver);
             // peer-to-peer (RFC 6581): either side may send first, the accepting one too, which MPA's client-server
             // model forbids until the initiator has sent (a zero-length RDMA Write or Read as the RTR frees it)
             ConnectOptions connect = new ConnectOptions(own.encode(), true, own.slots(), own.slots(), true,
                     Set.of(RtrType.WRITE, RtrType.READ), CONNECT_TIMEOUT);
             exs.manager().connect(connection.qp, remote, connect)
-                    .whenComplete((made, failed) -> connected(made, failed, own));
+                    .whenComplete((made, failed) -> queue.underLock(() -> connected(made, failed, own)));
         } finally {
-            queue.lock.unlock();
+            queue.unlock();
         }
     }
 
@@ -269,7 +269,7 @@ public final class ExsSocket {
             requireState("send", State.CONNECTED);
             connection.send(new SendOp(memory, offset, length, remoteOffset, flags, context));
         } finally {
-            queue.lock.unlock();
+            queue.unlock();
         }
     }
 
@@ -294,7 +294,7 @@ public final class ExsSocket {
             connection.send(op);
             posted = true;
         } finally {
-            queue.lock.unlock();
+            queue.unlock();
             if (!posted) {
                 memory.deregister();
             }
@@ -332,7 +332,7 @@ public final class ExsSocket {
             requireState("recv", State.CONNECTED);
             connection.recv(new RecvOp(memory, offset, length, remoteOffset, flags, context));
         } finally {
-            queue.lock.unlock();
+            queue.unlock();
         }
     }
 
@@ -380,7 +380,7 @@ public final class ExsSocket {
                         + state.name().toLowerCase());
             }
         } finally {
-            queue.lock.unlock();
+            queue.unlock();
         }
     }
 
@@ -425,7 +425,7 @@ public final class ExsSocket {
         try {
             return state;
         } finally {
-            queue.lock.unlock();
+            queue.unlock();
         }
     }
 
@@ -435,7 +435,7 @@ public final class ExsSocket {
         try {
             return local;
         } finally {
-            queue.lock.unlock();
+            queue.unlock();
         }
     }
 
@@ -445,7 +445,7 @@ public final class ExsSocket {
         try {
             return peer;
         } finally {
-            queue.lock.unlock();
+            queue.unlock();
         }
     }
 
@@ -465,59 +465,49 @@ public final class ExsSocket {
         return new ExsHello(options.get(ExsOption.CREDITS), options.get(ExsOption.SMALL_PACKET_MAX_SIZE));
     }
 
-    /** The connect finished, on the transport's thread. */
+    /** The connect finished: handed over by the transport's thread ({@link ExsQueue#underLock}). Under the lock. */
     private void connected(Connection made, Throwable failed, ExsHello own) {
-        queue.lock.lock();
-        try {
-            if (state != State.CONNECTING) {
-                if (made != null) {
-                    made.disconnect(); // closed meanwhile
-                }
-                return;
+        if (state != State.CONNECTING) {
+            if (made != null) {
+                made.disconnect(); // closed meanwhile
             }
-            ExsHello peerHello = null;
-            if (failed != null) {
-                Throwable cause = failed instanceof CompletionException && failed.getCause() != null
-                        ? failed.getCause() : failed;
-                failure = new ExsException(this + ": connecting to " + peer + " failed: " + (cause.getMessage() != null
-                        ? cause.getMessage() : cause.toString()), cause);
-            } else {
-                try {
-                    peerHello = ExsHello.decode(made.parameters().remotePrivateData());
-                } catch (ExsProtocolException e) {
-                    failure = new ExsException(this + ": the peer at " + peer + " is not an EXS listener: "
-                            + e.getMessage(), e);
-                }
-            }
-            if (peerHello == null) {
-                state = State.CLOSED;
-                queue.post(new ExsEvent(ExsEvent.Type.CONNECT, this, connectContext, 0, failure));
-                connection.abort();
-                connection.end(failure, false);
-                return;
-            }
-            connection.established(Math.min(own.slots(), peerHello.slots()),
-                    Math.min(own.immediate(), peerHello.immediate()), made.parameters().ord());
-            state = State.CONNECTED;
-            queue.post(new ExsEvent(ExsEvent.Type.CONNECT, this, connectContext, 0, null));
-        } finally {
-            queue.lock.unlock();
+            return;
         }
+        ExsHello peerHello = null;
+        if (failed != null) {
+            Throwable cause = failed instanceof CompletionException && failed.getCause() != null
+                    ? failed.getCause() : failed;
+            failure = new ExsException(this + ": connecting to " + peer + " failed: " + (cause.getMessage() != null
+                    ? cause.getMessage() : cause.toString()), cause);
+        } else {
+            try {
+                peerHello = ExsHello.decode(made.parameters().remotePrivateData());
+            } catch (ExsProtocolException e) {
+                failure = new ExsException(this + ": the peer at " + peer + " is not an EXS listener: "
+                        + e.getMessage(), e);
+            }
+        }
+        if (peerHello == null) {
+            state = State.CLOSED;
+            queue.post(new ExsEvent(ExsEvent.Type.CONNECT, this, connectContext, 0, failure));
+            connection.abort();
+            connection.end(failure, false);
+            return;
+        }
+        connection.established(Math.min(own.slots(), peerHello.slots()),
+                Math.min(own.immediate(), peerHello.immediate()), made.parameters().ord());
+        state = State.CONNECTED;
+        queue.post(new ExsEvent(ExsEvent.Type.CONNECT, this, connectContext, 0, null));
     }
 
-    /** A connection request at the listener, on the transport's thread. */
+    /** A connection request at the listener, handed over by the transport's thread. Under the lock. */
     private void requested(ConnectionRequest request) {
-        queue.lock.lock();
-        try {
-            if (state != State.LISTENING || requests.size() >= backlog) {
-                request.reject(PrivateData.EMPTY);
-                return;
-            }
-            requests.add(request);
-            acceptWaiting();
-        } finally {
-            queue.lock.unlock();
+        if (state != State.LISTENING || requests.size() >= backlog) {
+            request.reject(PrivateData.EMPTY);
+            return;
         }
+        requests.add(request);
+        acceptWaiting();
     }
 
     /** Pairs waiting requests with waiting accepts. Under the lock. */
@@ -545,60 +535,58 @@ public final class ExsSocket {
                         + "connection came, but this socket's queue has no room for another; it was refused")));
                 continue;
             }
-            child.connection = new ExsConnection(child, exs, queue, agreed, own.immediate(), child::event);
+            child.connection = new ExsConnection(child, exs, queue, agreed, own.immediate(), child::handOver);
             request.accept(child.connection.qp, new AcceptOptions(own.encode(), agreed, agreed))
-                    .whenComplete((made, failed) -> child.accepted(made, failed, own, peerHello, context, this));
+                    .whenComplete((made, failed) -> queue.underLock(
+                            () -> child.accepted(made, failed, own, peerHello, context, this)));
         }
     }
 
-    /** The child's accept finished, on the transport's thread. */
+    /** The child's accept finished, handed over by the transport's thread. Under the lock. */
     private void accepted(Connection made, Throwable failed, ExsHello own, ExsHello peerHello, Object context,
             ExsSocket listening) {
-        queue.lock.lock();
-        try {
-            if (failed != null) {
-                state = State.CLOSED;
-                connection.abort();
-                connection.end(new ExsException(this + ": the connection failed while it was set up"), false);
-                if (listening.state == State.LISTENING) {
-                    listening.accepts.addFirst(context); // the accept waits for the next connection
-                    listening.acceptWaiting();
-                }
-                return;
+        if (failed != null) {
+            state = State.CLOSED;
+            connection.abort();
+            connection.end(new ExsException(this + ": the connection failed while it was set up"), false);
+            if (listening.state == State.LISTENING) {
+                listening.accepts.addFirst(context); // the accept waits for the next connection
+                listening.acceptWaiting();
             }
-            connection.established(Math.min(own.slots(), peerHello.slots()),
-                    Math.min(own.immediate(), peerHello.immediate()), made.parameters().ord());
-            state = State.CONNECTED;
-            queue.post(new ExsEvent(ExsEvent.Type.ACCEPT, this, context, 0, null));
-        } finally {
-            queue.lock.unlock();
+            return;
         }
+        connection.established(Math.min(own.slots(), peerHello.slots()),
+                Math.min(own.immediate(), peerHello.immediate()), made.parameters().ord());
+        state = State.CONNECTED;
+        queue.post(new ExsEvent(ExsEvent.Type.ACCEPT, this, context, 0, null));
     }
 
     // ---- the end ----
 
-    /** A queue pair event, on the transport's thread. */
+    /** A queue pair event, on the transport's thread: handed over to run under the lock ({@link #event}). */
+    private void handOver(QueuePair from, QpEvent event, TerminateHeader terminate, String detail) {
+        if (event != QpEvent.ESTABLISHED) {
+            queue.underLock(() -> event(from, event, terminate, detail));
+        }
+    }
+
+    /** A queue pair event, handed over by the transport's thread. Under the lock. */
     private void event(QueuePair from, QpEvent event, TerminateHeader terminate, String detail) {
         if (event == QpEvent.ESTABLISHED) {
             return;
         }
-        queue.lock.lock();
-        try {
-            if (connection == null || from != connection.qp || (state != State.CONNECTED
-                    && state != State.CLOSING)) {
-                return;
-            }
-            if (event == QpEvent.DISCONNECTED && state == State.CLOSING) {
-                ended(null, new ExsException(this + ": closed before it finished"));
-            } else if (event == QpEvent.DISCONNECTED) {
-                ended(null, new ExsException(this + ": the peer closed the connection before it finished"));
-            } else {
-                ExsException why = new ExsException(this + ": the connection failed: " + event
-                        + (detail == null ? "" : " (" + detail + ")"));
-                ended(why, why);
-            }
-        } finally {
-            queue.lock.unlock();
+        if (connection == null || from != connection.qp || (state != State.CONNECTED
+                && state != State.CLOSING)) {
+            return;
+        }
+        if (event == QpEvent.DISCONNECTED && state == State.CLOSING) {
+            ended(null, new ExsException(this + ": closed before it finished"));
+        } else if (event == QpEvent.DISCONNECTED) {
+            ended(null, new ExsException(this + ": the peer closed the connection before it finished"));
+        } else {
+            ExsException why = new ExsException(this + ": the connection failed: " + event
+                    + (detail == null ? "" : " (" + detail + ")"));
+            ended(why, why);
         }
     }
 

@@ -12,6 +12,7 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -134,6 +135,56 @@ abstract class ExsSuite {
         assertThat(sink.segment().mismatch(source.segment())).isEqualTo(-1);
         assertThat(ends.client.connection().unacknowledged()).isZero();
         assertThat(ends.server.connection().held()).isZero();
+    }
+
+    @Test
+    void theTransportNeverWaitsForAnApplicationThreadHoldingTheQueue() throws Exception {
+        Exs serverExs = Exs.init(transport.responder());
+        Exs clientExs = Exs.init(transport.initiator());
+        ExsQueue serverQueue = serverExs.createQueue();
+        ExsQueue clientQueue = clientExs.createQueue();
+        SocketAddress address = transport.nextAddress();
+        ExsSocket listening = serverExs.socket(serverQueue);
+        listening.bind(address);
+        listening.listen(1);
+        listening.accept("accept");
+        CountDownLatch held = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Thread holder = Thread.ofPlatform().name("application-holding-the-queue").start(() -> {
+            serverQueue.lock.lock(); // as an application thread moving the protocol holds it
+            try {
+                held.countDown();
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                serverQueue.unlock();
+            }
+        });
+        held.await();
+        List<ExsEvent> events = new java.util.ArrayList<>();
+        ExsEvent[] into = new ExsEvent[8];
+        long deadline = System.nanoTime() + Ends.BOUND.toNanos();
+        try {
+            clientExs.socket(clientQueue).connect(address, "connect");
+            // the connection request reaches the held queue: handed over, or (what must not happen) a thread waits
+            while (!serverQueue.handingOver() && !serverQueue.lock.hasQueuedThreads()) {
+                assertThat(System.nanoTime()).as("the connection request came").isLessThan(deadline);
+                events.addAll(java.util.Arrays.asList(into).subList(0, clientQueue.dequeue(into, 0,
+                        Duration.ofMillis(1))));
+            }
+            assertThat(serverQueue.lock.hasQueuedThreads()).as("a thread waits for the application's lock").isFalse();
+        } finally {
+            release.countDown(); // its holder runs what was handed over as it lets go
+            holder.join();
+        }
+        while (events.stream().filter(e -> e.type() == ExsEvent.Type.ACCEPT || e.type() == ExsEvent.Type.CONNECT)
+                .count() < 2) {
+            assertThat(System.nanoTime()).as("accepted and connected, having seen " + events).isLessThan(deadline);
+            events.addAll(java.util.Arrays.asList(into).subList(0, serverQueue.dequeue(into, 0, Duration.ZERO)));
+            events.addAll(java.util.Arrays.asList(into).subList(0, clientQueue.dequeue(into, 0, Duration.ofMillis(1))));
+        }
+        assertThat(events).allSatisfy(event -> assertThat(event.error()).isNull());
     }
 
     @Test

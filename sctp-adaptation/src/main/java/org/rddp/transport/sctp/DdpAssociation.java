@@ -82,6 +82,19 @@ final class DdpAssociation {
      * likewise reads nothing before it starts). Owner thread.
      */
     private int awaitingStart;
+    /**
+     * Initiates that may wait for the ULP at once before the association stops reading
+     * ({@link SctpLimits#pendingPerAssociation}); 0 until the first reaches the ULP. Owner thread.
+     */
+    private int ulpLimit;
+    /** How long reading may stop for the ULP ({@link SctpLimits#ulpWait}). Owner thread. */
+    private java.time.Duration ulpWait;
+    /** As many Initiates as {@link #ulpLimit} wait for the ULP: nothing is read until it answers one. Owner thread. */
+    private boolean ulpFull;
+    /** The ULP left them waiting beyond {@link #ulpWait}: reading on, the next Initiate is refused. Owner thread. */
+    private boolean ulpOverdue;
+    /** When the ULP's wait is over; null while not full. Owner thread. */
+    private org.rddp.loop.Deadline ulpDeadline;
     /** Shutting down (SHUTDOWN sent) since its last session ended; down once the stack says it is done. */
     private volatile boolean shuttingDown;
     private boolean idleCheckQueued;
@@ -155,6 +168,7 @@ final class DdpAssociation {
 
     /** A session ended: looks, after what is queued on the loop now, whether any is left. Owner thread. */
     void sessionEnded() {
+        ulpChanged(); // one that waited for the ULP may have ended
         if (closeWhenIdle && !idleCheckQueued && !down) {
             idleCheckQueued = true;
             loop.execute(idleCheck); // after the step that ended it: an Initiate may be starting the next one
@@ -267,6 +281,47 @@ final class DdpAssociation {
         return pending;
     }
 
+    /**
+     * The ULP heard of an Initiate, or answered one: with {@code limit} Initiates waiting for it, the association
+     * stops reading (its peer's SCTP flow control then holds back whatever follows, as a listen backlog does for TCP)
+     * until the ULP answers one or {@code wait} has passed; then it reads on, and the manager refuses an Initiate
+     * beyond the limit (RFC 5043 §6.4). Owner thread.
+     */
+    void ulpChanged(int limit, java.time.Duration wait) {
+        ulpLimit = limit;
+        ulpWait = wait;
+        ulpChanged();
+    }
+
+    /** The ULP answered an Initiate, or a session waiting for it ended: reads again if it was at the limit. */
+    void ulpChanged() {
+        if (ulpLimit == 0 || down) {
+            return;
+        }
+        boolean full = pendingUlp() >= ulpLimit;
+        if (full && !ulpFull) {
+            ulpFull = true;
+            ulpDeadline = loop.schedule(System.nanoTime() + ulpWait.toNanos(), () -> {
+                ulpDeadline = null;
+                ulpOverdue = true;
+                ready(); // what waits in the socket: an Initiate beyond the limit is refused now
+            });
+        } else if (!full && ulpFull) {
+            ulpFull = false;
+            ulpOverdue = false;
+            if (ulpDeadline != null) {
+                ulpDeadline.cancel();
+                ulpDeadline = null;
+            }
+            ready();
+        }
+    }
+
+    /** Whether the association reads: no engine waits to start, and the ULP is not behind. Owner thread. */
+    private boolean reading() {
+        return awaitingStart == 0 && (!ulpFull || ulpOverdue);
+    }
+
     /** The peer's address, as the socket knows it. */
     java.net.SocketAddress remoteAddress() {
         return socket.remoteAddress();
@@ -336,7 +391,7 @@ final class DdpAssociation {
             return;
         }
         try {
-            while (!down && awaitingStart == 0) {
+            while (!down && reading()) {
                 int length = socket.receive(receiveBuffer, message);
                 if (length == SctpSocket.WOULD_BLOCK) {
                     break;
@@ -485,6 +540,9 @@ final class DdpAssociation {
         LOG.log(System.Logger.Level.DEBUG, "{0}: association with {1} down: {2}", name, socket.remoteAddress(),
                 reason);
         heldLength = 0; // nothing more goes out
+        if (ulpDeadline != null) {
+            ulpDeadline.cancel();
+        }
         validated.completeExceptionally(new IOException(reason));
         for (int i = 0; i < made.size(); i++) { // by index: what a session's end sets off may make another
             made.get(i).lost(reason);

@@ -220,13 +220,16 @@ public final class SctpConnectionManager implements ConnectionManager {
     @SuppressWarnings("checkstyle:IllegalCatch") // the application's handler: whatever it throws is its bug
     private void onInitiate(DdpAssociation association, DdpStreamSession session, SessionControl initiate,
             Consumer<ConnectionRequest> handler) {
+        session.ulpAnswered = false; // this one waits for the ULP
         if (association.pendingUlp() > limits.pendingPerAssociation()) {
+            // the association stopped reading at the limit and read on after limits.ulpWait(): refused below the ULP
+            session.ulpAnswered = true;
             refused("an Initiate on " + session + " got a Session Terminate: " + limits.pendingPerAssociation()
-                    + " Initiates wait for the ULP on its association (SctpLimits)");
+                    + " Initiates waited for the ULP on its association for over " + limits.ulpWait().toMillis()
+                    + " ms (SctpLimits)");
             session.answer(new SessionControl.Terminate()); // too many wait for the ULP: non-ULP reject (§5.2.3)
             return;
         }
-        session.ulpAnswered = false;
         Request request = new Request(association, session, initiate);
         try {
             handler.accept(request);
@@ -236,6 +239,7 @@ public final class SctpConnectionManager implements ConnectionManager {
                 refused("an Initiate on " + session + " got a Session Terminate: the listener's handler threw " + e);
             }
         }
+        association.ulpChanged(limits.pendingPerAssociation(), limits.ulpWait()); // at the limit: stops reading
     }
 
     /**
@@ -565,6 +569,7 @@ public final class SctpConnectionManager implements ConnectionManager {
                 throw new IllegalStateException("the request was already answered");
             }
             session.ulpAnswered = true; // no longer counts against SctpLimits.pendingPerAssociation
+            association.loop().execute(association::ulpChanged); // it reads again if it stopped at the limit
         }
     }
 }

@@ -6,8 +6,11 @@ package org.rddp.transport.sctp;
  *
  * @param associations          associations at once, accepted and connected; one more arriving is aborted at once,
  *                              a connect that needs one more fails
- * @param pendingPerAssociation Initiates on one association that may wait for the ULP; the next is refused with
- *                              a Session Terminate (RFC 5043 §6.4) without reaching it
+ * @param pendingPerAssociation Initiates on one association that may wait for the ULP at once: when that many
+ *                              wait, the association reads nothing more (its peer's SCTP flow control holds the
+ *                              rest back) until the ULP answers one or {@code ulpWait} has passed; after that, an
+ *                              Initiate beyond the limit is refused with a Session Terminate (RFC 5043 §6.4)
+ *                              without reaching the ULP
  * @param memory                octets of buffers all associations may take together, each counting
  *                              {@link #octetsPerAssociation} (what this side allocates for it, and the socket
  *                              buffers the stack gives it, which fill as data queues), and the chunks their sessions
@@ -26,9 +29,12 @@ package org.rddp.transport.sctp;
  *                              (RFC 5043 §5.1, it comes with the handshake) before it is aborted: a stranger's
  *                              association that never says it speaks DDP is not kept. A connect's own timeout
  *                              ({@code ConnectOptions}) bounds the active side
+ * @param ulpWait               how long an association stops reading while {@code pendingPerAssociation} Initiates
+ *                              wait for the ULP: it stalls the association's other sessions meanwhile, so it is
+ *                              short; then it reads on and refuses what is beyond the limit
  */
 public record SctpLimits(int associations, int pendingPerAssociation, long memory, int streams,
-        long heldPerAssociation, java.time.Duration setupTimeout) {
+        long heldPerAssociation, java.time.Duration setupTimeout, java.time.Duration ulpWait) {
     /** The default {@link #heldPerAssociation}: 8 MiB. */
     public static final long HELD_PER_ASSOCIATION = 8L << 20;
     /**
@@ -39,6 +45,8 @@ public record SctpLimits(int associations, int pendingPerAssociation, long memor
     public static final int STREAMS = 1024;
     /** The default {@link #setupTimeout}: 10 s. */
     public static final java.time.Duration SETUP_TIMEOUT = java.time.Duration.ofSeconds(10);
+    /** The default {@link #ulpWait}: 1 s. */
+    public static final java.time.Duration ULP_WAIT = java.time.Duration.ofSeconds(1);
     /** The most streams an association has each way (a 16-bit count, RFC 9260 §3.3.2). */
     public static final int MAX_STREAMS = 65_535;
     /**
@@ -59,6 +67,9 @@ public record SctpLimits(int associations, int pendingPerAssociation, long memor
         if (setupTimeout == null || setupTimeout.isNegative() || setupTimeout.isZero()) {
             throw new IllegalArgumentException("a positive setup timeout, not " + setupTimeout);
         }
+        if (ulpWait == null || ulpWait.isNegative()) {
+            throw new IllegalArgumentException("a wait for the ULP of zero or more, not " + ulpWait);
+        }
         if (streams < 1 || streams > MAX_STREAMS) {
             throw new IllegalArgumentException("an association has 1 to " + MAX_STREAMS + " streams each way, not "
                     + streams);
@@ -67,41 +78,54 @@ public record SctpLimits(int associations, int pendingPerAssociation, long memor
 
     /**
      * The defaults: 4096 associations, 16 Initiates waiting for the ULP on each, no separate memory limit,
-     * {@link #STREAMS} streams, {@link #HELD_PER_ASSOCIATION} octets held ahead of their turn per association, and
-     * {@link #SETUP_TIMEOUT} for an accepted association to show it speaks DDP.
+     * {@link #STREAMS} streams, {@link #HELD_PER_ASSOCIATION} octets held ahead of their turn per association,
+     * {@link #SETUP_TIMEOUT} for an accepted association to show it speaks DDP, and {@link #ULP_WAIT} for the ULP to
+     * answer one of as many Initiates as the limit before the association reads on.
      */
     public static SctpLimits defaults() {
-        return new SctpLimits(4096, 16, Long.MAX_VALUE, STREAMS, HELD_PER_ASSOCIATION, SETUP_TIMEOUT);
+        return new SctpLimits(4096, 16, Long.MAX_VALUE, STREAMS, HELD_PER_ASSOCIATION, SETUP_TIMEOUT, ULP_WAIT);
     }
 
     /** These limits with another number of associations. */
     public SctpLimits withAssociations(int count) {
-        return new SctpLimits(count, pendingPerAssociation, memory, streams, heldPerAssociation, setupTimeout);
+        return new SctpLimits(count, pendingPerAssociation, memory, streams, heldPerAssociation, setupTimeout,
+                ulpWait);
     }
 
     /** These limits with another number of Initiates that may wait for the ULP on one association. */
     public SctpLimits withPendingPerAssociation(int count) {
-        return new SctpLimits(associations, count, memory, streams, heldPerAssociation, setupTimeout);
+        return new SctpLimits(associations, count, memory, streams, heldPerAssociation, setupTimeout,
+                ulpWait);
     }
 
     /** These limits with another memory limit, in octets. */
     public SctpLimits withMemory(long octets) {
-        return new SctpLimits(associations, pendingPerAssociation, octets, streams, heldPerAssociation, setupTimeout);
+        return new SctpLimits(associations, pendingPerAssociation, octets, streams, heldPerAssociation, setupTimeout,
+                ulpWait);
     }
 
     /** These limits asking for {@code count} streams each way on every association (the peer may grant fewer). */
     public SctpLimits withStreams(int count) {
-        return new SctpLimits(associations, pendingPerAssociation, memory, count, heldPerAssociation, setupTimeout);
+        return new SctpLimits(associations, pendingPerAssociation, memory, count, heldPerAssociation, setupTimeout,
+                ulpWait);
     }
 
     /** These limits with another number of octets one association's sessions may hold ahead of their turn. */
     public SctpLimits withHeldPerAssociation(long octets) {
-        return new SctpLimits(associations, pendingPerAssociation, memory, streams, octets, setupTimeout);
+        return new SctpLimits(associations, pendingPerAssociation, memory, streams, octets, setupTimeout,
+                ulpWait);
     }
 
     /** These limits giving an accepted association {@code timeout} to show the peer's Adaptation Layer Indication. */
     public SctpLimits withSetupTimeout(java.time.Duration timeout) {
-        return new SctpLimits(associations, pendingPerAssociation, memory, streams, heldPerAssociation, timeout);
+        return new SctpLimits(associations, pendingPerAssociation, memory, streams, heldPerAssociation, timeout,
+                ulpWait);
+    }
+
+    /** These limits letting an association stop reading for {@code wait} while its Initiates wait for the ULP. */
+    public SctpLimits withUlpWait(java.time.Duration wait) {
+        return new SctpLimits(associations, pendingPerAssociation, memory, streams, heldPerAssociation, setupTimeout,
+                wait);
     }
 
     /**

@@ -297,6 +297,38 @@ class SessionControlTest {
         }
     }
 
+    @Test
+    void aSlowUlpStopsTheAssociationReadingInsteadOfRefusingAndItReadsOnOnceTheUlpAnswers() throws Exception {
+        int limit = SctpLimits.defaults().pendingPerAssociation();
+        LinkedBlockingQueue<ConnectionRequest> waiting = new LinkedBlockingQueue<>();
+        try (SctpConnectionManager patient = new SctpConnectionManager(UsrsctpStack.udp(),
+                InetAddress.getLoopbackAddress(), ChunkTap.NONE, org.rddp.loop.Progress.automatic(),
+                SctpLimits.defaults().withUlpWait(Duration.ofMinutes(10)));
+                Listener listener = patient.listen(address, waiting::add);
+                RawSctpPeer peer = RawSctpPeer.connect(address, DdpSctp.ADAPTATION_INDICATION)) {
+            for (int sid = 0; sid <= limit; sid++) { // one more than may wait for the ULP
+                peer.control(sid, 0, new SessionControl.Initiate(PrivateData.EMPTY));
+            }
+            List<ConnectionRequest> first = new java.util.ArrayList<>();
+            for (int i = 0; i < limit; i++) {
+                first.add(waiting.poll(10, TimeUnit.SECONDS));
+            }
+            assertThat(first).doesNotContainNull();
+            first.get(0).reject(NO); // one answered: the association reads the Initiate it held back
+            RawSctpPeer.Chunk answer = peer.next();
+            assertThat(answer.streamId()).isZero();
+            assertThat(answer.control()).isEqualTo(new SessionControl.Reject(NO));
+            ConnectionRequest last = waiting.poll(10, TimeUnit.SECONDS);
+            assertThat(last).as("the Initiate beyond the limit reached the ULP, not a Session Terminate").isNotNull();
+            last.reject(NO);
+            answer = peer.next();
+            assertThat(answer.streamId()).isEqualTo(limit);
+            assertThat(answer.control()).isEqualTo(new SessionControl.Reject(NO));
+            assertThat(patient.lastRefusal()).as("nothing refused below the ULP").isNull();
+            assertThat(patient.counters()).containsEntry(Counter.CONNECTIONS_REFUSED, 0L);
+        }
+    }
+
     // ------------------------------------------------------------------ illegal sequences from the peer
 
     enum Illegal {
