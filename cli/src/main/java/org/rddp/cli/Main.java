@@ -2,9 +2,17 @@ package org.rddp.cli;
 
 import java.io.PrintStream;
 import java.io.PrintWriter;
+import java.lang.management.ManagementFactory;
+import java.lang.reflect.UndeclaredThrowableException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.Callable;
+import javax.management.JMX;
+import javax.management.MBeanServer;
+import javax.management.MalformedObjectNameException;
+import javax.management.ObjectName;
 import org.rddp.cli.compare.CompareCommand;
 import org.rddp.cli.demo.DemoCommand;
 import org.rddp.cli.exs.ExsCommand;
@@ -107,17 +115,15 @@ public final class Main implements Callable<Integer> {
         err.println("rddp: counters of this process:");
         Counters.process().snapshot().forEach((counter, value) ->
                 err.printf("  %-22s %d%n", counter.label(), value));
-        javax.management.MBeanServer server = java.lang.management.ManagementFactory.getPlatformMBeanServer();
-        java.util.Set<javax.management.ObjectName> managers;
+        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        Set<ObjectName> managers;
         try {
-            managers = new java.util.TreeSet<>(server.queryNames(
-                    new javax.management.ObjectName("org.rddp:type=ConnectionManager,*"), null));
-        } catch (javax.management.MalformedObjectNameException e) {
+            managers = new TreeSet<>(server.queryNames(new ObjectName("org.rddp:type=ConnectionManager,*"), null));
+        } catch (MalformedObjectNameException e) {
             throw new IllegalStateException(e);
         }
-        for (javax.management.ObjectName name : managers) {
-            ConnectionManagerView manager = javax.management.JMX.newMXBeanProxy(server, name,
-                    ConnectionManagerView.class);
+        for (ObjectName name : managers) {
+            ConnectionManagerView manager = JMX.newMXBeanProxy(server, name, ConnectionManagerView.class);
             try {
                 err.printf("rddp: %s connection manager at %s (%s):%n", manager.getTransport(),
                         manager.getLocalAddress(), name);
@@ -130,7 +136,7 @@ public final class Main implements Callable<Integer> {
                         + " %d octets%s%s%s%n", qp.queuePair(), qp.state(), qp.sendsCompleted(), qp.octetsSent(),
                         qp.receivesCompleted(), qp.octetsReceived(), qp.terminateSent() ? ", Terminate sent" : "",
                         qp.terminateReceived() ? ", Terminate received" : "", qp.lost() ? ", lost" : ""));
-            } catch (java.lang.reflect.UndeclaredThrowableException e) {
+            } catch (UndeclaredThrowableException e) {
                 // closed while we looked: nothing left to say of it
             }
         }

@@ -24,7 +24,12 @@ public enum Counter {
     TERMINATES_RECEIVED("Terminates received"),
     /** Streams lost under a queue pair: the peer vanished, reset the connection, or aborted the association. */
     CONNECTIONS_LOST("connections lost"),
-    /** DATA chunks usrsctp sent again, after a timeout or a fast retransmit (its sctps_sendretransdata). */
+    /**
+     * DATA chunks the SCTP stack sent again, after a timeout or a fast retransmit: kernel SCTP counts them per
+     * association (SCTP_GET_ASSOC_STATS), read by the association's loop at most once a second while it has traffic
+     * and when it ends, and summed per manager; usrsctp counts them for the process alone (its sctps_sendretransdata:
+     * one stack per process).
+     */
     SCTP_RETRANSMISSIONS("SCTP retransmissions"),
     /** SCTP packets usrsctp was not given: their CRC32c did not match (RFC 9260 §6.8). */
     SCTP_BAD_CHECKSUMS("SCTP packets with a bad checksum"),

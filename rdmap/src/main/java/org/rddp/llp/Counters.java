@@ -47,6 +47,14 @@ public final class Counters {
         }
     }
 
+    /** Counts {@code count} more of {@code counter}, here and in the process's set. */
+    public void add(Counter counter, long count) {
+        values.getAndAdd(counter.ordinal(), count);
+        if (parent != null) {
+            parent.add(counter, count);
+        }
+    }
+
     /**
      * An application's callback threw {@code failure} on the calling (loop) thread: counted as
      * {@link Counter#CALLBACK_FAILURES} and handed to the thread's uncaught-exception handler (by default it prints

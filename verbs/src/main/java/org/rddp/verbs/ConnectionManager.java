@@ -35,10 +35,11 @@ public interface ConnectionManager extends AutoCloseable {
 
     /**
      * Its counters ({@link org.rddp.llp.Counter}): what it refused, what its peers broke, its connections' Terminates
-     * and losses. Its {@link ConnectionManagerView} shows the same through JMX while it is open.
+     * and losses. Its {@link ConnectionManagerView} shows the same through JMX while it is open. A manager that counts
+     * nothing has every counter at zero.
      */
     default java.util.Map<org.rddp.llp.Counter, Long> counters() {
-        return org.rddp.llp.Counters.process().snapshot();
+        return org.rddp.llp.Counters.create().snapshot();
     }
 
     /** The statistics of the queue pairs it connected that the application still holds. */

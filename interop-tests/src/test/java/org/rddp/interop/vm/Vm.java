@@ -54,6 +54,16 @@ final class Vm {
     }
 
     /**
+     * Asserts that the guest ran {@code classes} ({@link #junit}) and every test method in them passed: none failed
+     * or was aborted, and as many methods passed as discovery finds here ({@link GuestMain#testMethods}).
+     */
+    static void assertAllPassed(Outcome outcome, String... classes) {
+        org.assertj.core.api.Assertions.assertThat(outcome.output()).as(outcome.tail())
+                .containsPattern("GUEST-RESULT succeeded=[1-9][0-9]* failed=0 aborted=0")
+                .contains("GUEST-METHODS passed=" + GuestMain.testMethods(classes) + "\n");
+    }
+
+    /**
      * The command line that runs {@code classes} with {@link GuestMain} on this JVM and class path, with the
      * system {@code properties} ({@code name=value}).
      */

@@ -95,6 +95,11 @@ final class DdpAssociation {
     private boolean ulpOverdue;
     /** When the ULP's wait is over; null while not full. Owner thread. */
     private org.rddp.loop.Deadline ulpDeadline;
+    /** The stack counts this association's retransmissions ({@link SctpSocket#retransmittedChunks}). */
+    private final boolean countsRetransmissions;
+    /** Retransmitted chunks counted so far, and when next to ask the stack ({@link #countRetransmissions}). */
+    private long retransmissionsCounted;
+    private long nextRetransmissionCount;
     /** Shutting down (SHUTDOWN sent) since its last session ended; down once the stack says it is done. */
     private volatile boolean shuttingDown;
     private boolean idleCheckQueued;
@@ -120,6 +125,27 @@ final class DdpAssociation {
         this.heldBuffer = arena.allocate(maxChunk, 8);
         this.fill = new PacketFill(maxChunk);
         this.sessions = new DdpStreamSession[socket.streams()];
+        this.countsRetransmissions = socket.retransmittedChunks() >= 0;
+        this.nextRetransmissionCount = System.nanoTime() + RETRANSMISSIONS_EVERY;
+    }
+
+    /** How often an association with traffic asks its stack how many chunks it retransmitted: 1 s. */
+    private static final long RETRANSMISSIONS_EVERY = 1_000_000_000L;
+
+    /**
+     * Counts what the stack retransmitted on this association since the last count
+     * ({@link Counter#SCTP_RETRANSMISSIONS}, the manager's and the process's). Owner thread: one getsockopt, on a
+     * stack that counts per association.
+     */
+    private void countRetransmissions() {
+        if (!countsRetransmissions) {
+            return;
+        }
+        long now = socket.retransmittedChunks();
+        if (now > retransmissionsCounted) {
+            counters.add(Counter.SCTP_RETRANSMISSIONS, now - retransmissionsCounted);
+            retransmissionsCounted = now;
+        }
     }
 
     /** Its connection manager's counters, which its sessions count into. */
@@ -188,6 +214,7 @@ final class DdpAssociation {
         // SHUTDOWN, and the socket kept (and read) until the stack reports the association down: usrsctp needs this
         // side's packets to finish it, which a freed socket would stop (the peer would wait out its retransmissions)
         shuttingDown = true;
+        countRetransmissions(); // the last count: the stack forgets the association once it is down
         socket.shutdown();
     }
 
@@ -398,6 +425,10 @@ final class DdpAssociation {
                 }
                 dispatch(length);
             }
+            if (countsRetransmissions && System.nanoTime() - nextRetransmissionCount >= 0) {
+                nextRetransmissionCount = System.nanoTime() + RETRANSMISSIONS_EVERY;
+                countRetransmissions();
+            }
             // only sessions that met a full socket wait for room: no walk over every stream, no native call, per poll
             if (!down && !waitingForRoom.isEmpty() && socket.writable() && sendHeld(false)) {
                 for (int i = waitingForRoom.size(); i > 0 && !down; i--) {
@@ -537,8 +568,9 @@ final class DdpAssociation {
             return;
         }
         down = true;
-        LOG.log(System.Logger.Level.DEBUG, "{0}: association with {1} down: {2}", name, socket.remoteAddress(),
-                reason);
+        countRetransmissions(); // if the stack still knows the association
+        LOG.log(System.Logger.Level.DEBUG, "{0}: association with {1} down: {2}{3}", name, socket.remoteAddress(),
+                reason, countsRetransmissions ? " (" + retransmissionsCounted + " chunks retransmitted)" : "");
         heldLength = 0; // nothing more goes out
         if (ulpDeadline != null) {
             ulpDeadline.cancel();
@@ -555,6 +587,7 @@ final class DdpAssociation {
     void abort() {
         loop.execute(() -> {
             if (!down) {
+                countRetransmissions();
                 socket.abort();
                 lose("association aborted locally");
             }

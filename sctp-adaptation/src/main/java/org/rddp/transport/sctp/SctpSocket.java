@@ -63,6 +63,14 @@ public interface SctpSocket extends AutoCloseable {
         return true;
     }
 
+    /**
+     * DATA chunks the stack sent again on this association so far (a timeout or a fast retransmit), or -1 when the
+     * stack does not count them per association (usrsctp counts them for the process: {@code Counter}). Owner thread.
+     */
+    default long retransmittedChunks() {
+        return -1;
+    }
+
     /** Outbound streams of the association (equal to the inbound ones on a DDP association, RFC 5043 §8). */
     int streams();
 

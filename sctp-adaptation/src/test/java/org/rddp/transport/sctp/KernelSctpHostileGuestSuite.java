@@ -190,7 +190,9 @@ class KernelSctpHostileGuestSuite {
         int depth = 4096;
         int signalEvery = 256; // unsignaled Writes between, so that posts come fast and bundle into full packets
         tc("qdisc", "add", "dev", "lo", "root", "netem", "loss", "2%");
+        org.rddp.verbs.ConnectionManager sender;
         try (SctpTransport transport = SctpTransport.loopback(stack, maxMessage)) {
+            sender = transport.initiator();
             List<QpEvent> events = new CopyOnWriteArrayList<>();
             QpAttributes attributes = new QpAttributes(cq, cq, null, depth, 16, 1, false,
                     (qp, event, terminate, detail) -> {
@@ -250,6 +252,11 @@ class KernelSctpHostileGuestSuite {
         } finally {
             tc("qdisc", "del", "dev", "lo", "root");
         }
+        // the kernel counts them per association; the association's last count is taken as it is closed
+        System.out.printf("LOSS: the sending manager counted %d SCTP retransmissions%n",
+                sender.counters().get(Counter.SCTP_RETRANSMISSIONS));
+        assertThat(sender.counters().get(Counter.SCTP_RETRANSMISSIONS)).as("DATA chunks sent again over 2 % loss")
+                .isPositive();
     }
 
     /** Takes every completion there is now (waiting up to the test's bound for one): how many, all successful. */

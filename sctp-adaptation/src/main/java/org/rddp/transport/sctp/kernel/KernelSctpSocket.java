@@ -42,6 +42,7 @@ final class KernelSctpSocket extends NativeSctpSocket {
     private final MemorySegment noDelay = arena.allocate(JAVA_INT);
     private final MemorySegment status = arena.allocate(Native.STATUS_SIZE, 4);
     private final MemorySegment statusLength = arena.allocate(JAVA_INT);
+    private final MemorySegment assocStats = arena.allocate(Native.ASSOC_STATS_SIZE, 8);
 
     /** Wraps an established association on {@code fd}, whose {@link #status} is {@code status}. */
     private KernelSctpSocket(int fd, InetSocketAddress remote, int[] status, EpollPoller poller) throws IOException {
@@ -178,6 +179,24 @@ final class KernelSctpSocket extends NativeSctpSocket {
             return result != 0 || status.get(JAVA_SHORT, Native.STATUS_UNACKDATA) == 0;
         } catch (Throwable e) {
             return true; // the association is failing: the next call finds out
+        } finally {
+            calls.exit();
+        }
+    }
+
+    @Override
+    public long retransmittedChunks() {
+        if (!calls.tryEnter()) {
+            return -1; // closed
+        }
+        try {
+            assocStats.fill((byte) 0); // sas_assoc_id 0: a one-to-one socket's association
+            statusLength.set(JAVA_INT, 0, Native.ASSOC_STATS_SIZE);
+            int result = (int) Posix.GETSOCKOPT.invokeExact(sendState, fd, Posix.IPPROTO_SCTP,
+                    Native.SCTP_GET_ASSOC_STATS, assocStats, statusLength);
+            return result != 0 ? -1 : assocStats.get(JAVA_LONG, Native.ASSOC_STATS_RTXCHUNKS);
+        } catch (Throwable e) {
+            return -1; // the association is failing: it counts no more
         } finally {
             calls.exit();
         }

@@ -26,6 +26,7 @@ final class Native {
     static final int SCTP_EVENTS = 11;
     static final int SCTP_STATUS = 14;
     static final int SCTP_RECVRCVINFO = 32;
+    static final int SCTP_GET_ASSOC_STATS = 112;
     static final int SCTP_SENDV_SNDINFO = 1;
     static final int SCTP_RECVV_RCVINFO = 1;
     static final int SCTP_UNORDERED = 1;
@@ -69,6 +70,12 @@ final class Native {
     static final long STATUS_INSTRMS = 16;
     static final long STATUS_OUTSTRMS = 18;
     static final long STATUS_FRAGMENTATION_POINT = 20;
+    /**
+     * struct sctp_assoc_stats (Linux 3.8+): an association id, a sockaddr_storage (8-aligned: at 8), then 15 64-bit
+     * counters from sas_maxrto at 136; sas_rtxchunks, the DATA chunks sent again, is the sixth.
+     */
+    static final int ASSOC_STATS_SIZE = 256;
+    static final long ASSOC_STATS_RTXCHUNKS = 176;
     static final long IOVEC_SIZE = 16;
 
     private static final SymbolLookup LIBSCTP;
