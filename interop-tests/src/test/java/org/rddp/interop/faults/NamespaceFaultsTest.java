@@ -25,11 +25,11 @@ import org.rddp.interop.PackagedRddp;
  * {@code rddp} perftest commands, server in one namespace and client in the other, over MPA and over SCTP (usrsctp
  * over UDP; over raw IP too with {@code -Drddp.faults.full=true}), checksummed ({@code --verify}), while packets are
  * dropped, while a peer is killed, and while it is stopped. What must hold: every transfer that completes is intact
- * (both ends verify it); a dead or stopped peer is reported, with why, within the dead-peer bound (SCTP: RTO and
- * retransmission limits of {@code ProtocolParameters.RDDP}; TCP: the kernel's reset); nothing hangs. The times
- * measured are printed. Reordering: a share of the packets leaving either end waits in a slow htb class (no {@code tc
- * netem} here) and arrives after packets sent behind it. The full run adds 1 % loss, 2 % and 10 % reordering, every
- * operation, a link down for 10 s and a 30 s stop.
+ * (both ends verify it); a stopped peer is waited for, as TCP waits; a dead peer is reported, with why, within the
+ * dead-peer bound (SCTP: RTO and retransmission limits of {@code ProtocolParameters.defaults()}; TCP: the kernel's
+ * reset); nothing hangs. The times measured are printed. Reordering: a share of the packets leaving either end waits
+ * in a slow htb class (no {@code tc netem} here) and arrives after packets sent behind it. The full run adds 1 %
+ * loss, 2 % and 10 % reordering, every operation, and a link down for 10 s.
  */
 @Isolated("it measures; nothing else runs beside it")
 class NamespaceFaultsTest {
@@ -148,8 +148,9 @@ class NamespaceFaultsTest {
 
     /**
      * The link goes down for 10 s during a transfer, then comes back. TCP rides the outage out (its retransmissions
-     * back off past it); SCTP's dead-peer bound (seconds: {@code ProtocolParameters.RDDP}) is shorter than the outage,
-     * so both ends report the association lost. Either way: intact, or reported with why, and nothing hangs.
+     * back off past it), and so does SCTP (the default parameters end an association after 31 s of silence at the
+     * least: {@code ProtocolParameters.defaults().stallRiddenOut()}). Either way: intact, or reported with why, and
+     * nothing hangs.
      */
     @ParameterizedTest(name = "{0}")
     @MethodSource("transports")
@@ -180,31 +181,35 @@ class NamespaceFaultsTest {
                 ends.client.exitValue() == 0 ? "completed intact" : "reported lost on both ends", seconds);
     }
 
+    /**
+     * A peer that stops for 30 s (a garbage-collection pause, a VM stopped: here SIGSTOP) is ridden out, as TCP/MPA
+     * rides it out: the default parameters end an association only after 31 s of silence at the least
+     * ({@code ProtocolParameters.defaults().stallRiddenOut()}), so the transfer goes on when the peer does and both
+     * ends verify it.
+     */
     @Test
     @Timeout(value = 5, unit = TimeUnit.MINUTES)
-    void aStoppedSctpClientIsReportedLostAndHearsItWhenItResumes() throws Exception {
+    void aStoppedSctpClientIsRiddenOutAndTheTransferCompletesWhenItResumes() throws Exception {
         Transport udp = transports().filter(t -> t.name().equals("sctp-udp")).findFirst().orElseThrow();
         String label = "sctp-udp-sigstop";
-        Ends ends = start(label, udp, List.of("read-bw", "--verify", "-s", "65536", "-n", "10000000"));
+        Ends ends = start(label, udp, List.of("read-bw", "--verify", "-s", "65536", "-n", "30000"));
         ends.awaitRunning();
         signal(ends.client, "-STOP");
         long stopped = System.nanoTime();
-        assertThat(ends.server.waitFor(2, TimeUnit.MINUTES)).as(label + ": the server ends").isTrue();
-        double noticed = (System.nanoTime() - stopped) / 1e9;
-        long stopFor = TimeUnit.SECONDS.toNanos(FULL ? 30 : 12);
-        while (System.nanoTime() - stopped < stopFor) {
+        long stopFor = TimeUnit.SECONDS.toNanos(30);
+        while (System.nanoTime() - stopped < stopFor && ends.server.isAlive()) {
             ends.server.waitFor(stopFor - (System.nanoTime() - stopped), TimeUnit.NANOSECONDS);
         }
+        assertThat(ends.server.isAlive()).as(label + ": the server waits out the stop; " + ends.story()).isTrue();
         signal(ends.client, "-CONT");
         long resumed = System.nanoTime();
-        assertThat(ends.client.waitFor(1, TimeUnit.MINUTES)).as(label + ": the resumed client ends").isTrue();
-        double heard = (System.nanoTime() - resumed) / 1e9;
-        assertThat(ends.server.exitValue()).as(ends.story()).isEqualTo(1);
-        assertThat(ends.serverErr()).as(ends.story()).contains("was lost").contains("stopped answering");
-        assertThat(ends.client.exitValue()).as(ends.story()).isEqualTo(1);
-        assertThat(ends.clientErr()).as(ends.story()).contains("was lost");
-        System.out.printf("faults: %s: the server reported the stopped client after %.1f s; resumed after %d s, the "
-                + "client ended %.1f s later%n", label, noticed, TimeUnit.NANOSECONDS.toSeconds(stopFor), heard);
+        assertThat(ends.client.waitFor(2, TimeUnit.MINUTES)).as(label + ": the resumed client ends").isTrue();
+        assertThat(ends.server.waitFor(1, TimeUnit.MINUTES)).as(label + ": the server ends").isTrue();
+        double finished = (System.nanoTime() - resumed) / 1e9;
+        assertThat(ends.client.exitValue()).as(ends.story()).isZero();
+        assertThat(ends.server.exitValue()).as(ends.story()).isZero(); // both verified the data
+        System.out.printf("faults: %s: stopped for %d s, the transfer went on and completed intact %.1f s after the "
+                + "client resumed%n", label, TimeUnit.NANOSECONDS.toSeconds(stopFor), finished);
     }
 
     // ------------------------------------------------------------------ the two ends

@@ -349,6 +349,11 @@ final class DdpAssociation {
         return awaitingStart == 0 && (!ulpFull || ulpOverdue);
     }
 
+    /** The protocol parameters the stack applies to this association, read back from it. Owner thread. */
+    ProtocolParameters protocolParameters() throws IOException {
+        return socket.protocolParameters();
+    }
+
     /** The peer's address, as the socket knows it. */
     java.net.SocketAddress remoteAddress() {
         return socket.remoteAddress();
@@ -452,8 +457,8 @@ final class DdpAssociation {
             }
             case SctpSocket.ReceivedMessage.ASSOCIATION_DOWN -> lose(switch (message.value) {
                 case SctpSocket.ReceivedMessage.LOST -> "the SCTP association was lost: the peer aborted it or "
-                        + "stopped answering (" + ProtocolParameters.RDDP.associationMaxRetrans()
-                        + " retransmissions or heartbeats in a row unanswered)";
+                        + "stopped answering (Association.Max.Retrans retransmissions or heartbeats in a row "
+                        + "unanswered: ProtocolParameters)";
                 case SctpSocket.ReceivedMessage.SHUT_DOWN -> "the SCTP association was shut down";
                 case SctpSocket.ReceivedMessage.NOT_STARTED -> "the SCTP association could not be set up";
                 default -> "the SCTP association ended";

@@ -3,43 +3,88 @@ package org.rddp.transport.sctp;
 import java.time.Duration;
 
 /**
- * The SCTP protocol parameters that decide how soon a dead or unreachable peer is noticed (RFC 4960 §15): the
- * retransmission timeout's bounds, how many retransmissions in a row end a path and the association, and the
- * heartbeat interval. Both backends apply {@link #RDDP} to every association.
+ * The SCTP protocol parameters that decide how soon a failed path is left and a dead peer noticed (RFC 9260 §16,
+ * RFC 7829): the retransmission timeout's bounds, how many timeouts in a row make a path potentially failed, fail
+ * it, and end the association, and the heartbeat interval. Each connection manager applies its own to every socket
+ * it makes ({@code SctpConnectionManager}); {@link #defaults()} unless told otherwise.
  *
- * <p>RFC 4960's suggested values (RTO.Max 60 s, Association.Max.Retrans 10, HB.interval 30 s) notice a peer that
- * died without an ABORT (killed, unplugged, stopped) after 4 to 12 minutes; {@link #RDDP} notices it in seconds.
+ * <p>The design is RFC 9260's: a path fails fast, the association slowly. With several paths, traffic moves to
+ * another one as soon as its path turns potentially failed ({@link #pfThreshold} timeouts in a row: one RTO after the
+ * failure with the default 0), and the association ends only after {@link #associationMaxRetrans} timeouts in a row
+ * across all its paths. The trade-off: a longer Association.Max.Retrans (or RTO.Max) rides out a longer stall of the
+ * peer (a garbage-collection pause, a VM stopped) but reports a dead peer later; a lower one the other way round.
  *
- * @param rtoInitial             RTO.Initial
- * @param rtoMin                 RTO.Min
- * @param rtoMax                 RTO.Max
- * @param associationMaxRetrans  Association.Max.Retrans: unanswered retransmissions or heartbeats in a row that end
- *                               the association
- * @param pathMaxRetrans         Path.Max.Retrans: the same for one destination address
- * @param maxInitRetransmits     Max.Init.Retransmits
- * @param hbInterval             HB.interval: the quiet time after which an idle path is probed
+ * @param rtoInitial            RTO.Initial
+ * @param rtoMin                RTO.Min
+ * @param rtoMax                RTO.Max
+ * @param associationMaxRetrans Association.Max.Retrans: timeouts in a row (retransmissions or heartbeats unanswered)
+ *                              that end the association
+ * @param pathMaxRetrans        Path.Max.Retrans: timeouts in a row that fail one destination address; below
+ *                              Association.Max.Retrans, so that a multi-homed association moves before it ends
+ * @param pfThreshold           the potentially-failed threshold (RFC 7829 PFMR): timeouts in a row after which a
+ *                              path is potentially failed and traffic moves to another active path; at or above
+ *                              Path.Max.Retrans the state is off
+ * @param maxInitRetransmits    Max.Init.Retransmits
+ * @param hbInterval            HB.interval: the quiet time after which an idle path is probed
  */
 public record ProtocolParameters(Duration rtoInitial, Duration rtoMin, Duration rtoMax, int associationMaxRetrans,
-        int pathMaxRetrans, int maxInitRetransmits, Duration hbInterval) {
+        int pathMaxRetrans, int pfThreshold, int maxInitRetransmits, Duration hbInterval) {
+
+    private static final ProtocolParameters DEFAULTS = new ProtocolParameters(Duration.ofSeconds(1),
+            Duration.ofMillis(200), Duration.ofSeconds(5), 20, 4, 0, 8, Duration.ofSeconds(1));
 
     /**
-     * This project's values. With data outstanding a silent peer ends the association after 6 retransmission
-     * timeouts that double from RTO.Min up to RTO.Max: within 9 s ({@link #deadPeerBound(boolean)}); an idle
-     * association probes every HB.interval plus one RTO: within 19 s. A path down for longer than that ends the
-     * association too (it is reported lost), where RFC 4960's values would wait minutes.
+     * This project's defaults: RTO.Initial 1 s, RTO.Min 200 ms, RTO.Max 5 s, Association.Max.Retrans 20,
+     * Path.Max.Retrans 4, the potentially-failed threshold 0, Max.Init.Retransmits 8, HB.interval 1 s. A failed path is
+     * left one RTO after the failure (up to 1 s on a path that was answering). A peer that stops answering ends the
+     * association after 20 timeouts in a row, counting both the retransmissions and the heartbeats that probe a
+     * potentially-failed path every RTO: 47 s measured on usrsctp with data outstanding, so a stall of 30 s is ridden
+     * out ({@link #stallRiddenOut}), as TCP/MPA rides it out, and a dead peer is reported within a minute.
      */
-    public static final ProtocolParameters RDDP = new ProtocolParameters(Duration.ofSeconds(1),
-            Duration.ofMillis(200), Duration.ofSeconds(2), 5, 5, 5, Duration.ofSeconds(1));
+    public static ProtocolParameters defaults() {
+        return DEFAULTS;
+    }
 
-    /** Checks the values as RFC 4960 §15 orders them. */
+    /** Checks the values as RFC 9260 §16 and RFC 7829 order them. */
     public ProtocolParameters {
         if (rtoMin.isNegative() || rtoMin.isZero() || rtoInitial.compareTo(rtoMin) < 0
                 || rtoMax.compareTo(rtoInitial) < 0) {
-            throw new IllegalArgumentException("RTO.Min <= RTO.Initial <= RTO.Max, all positive");
+            throw new IllegalArgumentException("RTO.Min <= RTO.Initial <= RTO.Max, all positive; not " + rtoMin
+                    + ", " + rtoInitial + ", " + rtoMax);
         }
-        if (associationMaxRetrans < 1 || pathMaxRetrans < 1 || maxInitRetransmits < 1 || hbInterval.isNegative()) {
-            throw new IllegalArgumentException("retransmission limits of at least 1 and a heartbeat interval >= 0");
+        if (associationMaxRetrans < 1 || pathMaxRetrans < 1 || maxInitRetransmits < 1 || pfThreshold < 0
+                || hbInterval.isNegative()) {
+            throw new IllegalArgumentException("retransmission limits of at least 1, a potentially-failed threshold "
+                    + "and a heartbeat interval of 0 or more");
         }
+        if (associationMaxRetrans > 0xFFFF || pathMaxRetrans > 0xFFFF || pfThreshold > 0xFFFF
+                || maxInitRetransmits > 0xFFFF || rtoMax.toMillis() > Integer.MAX_VALUE
+                || hbInterval.toMillis() > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("counts of at most 65,535 and times of at most 2^31 ms");
+        }
+    }
+
+    /** These parameters with other RTO bounds. */
+    public ProtocolParameters withRto(Duration initial, Duration min, Duration max) {
+        return new ProtocolParameters(initial, min, max, associationMaxRetrans, pathMaxRetrans, pfThreshold,
+                maxInitRetransmits, hbInterval);
+    }
+
+    /** These parameters with other retransmission limits: the association's, a path's, and the PF threshold. */
+    public ProtocolParameters withRetransmissions(int association, int path, int potentiallyFailed) {
+        return new ProtocolParameters(rtoInitial, rtoMin, rtoMax, association, path, potentiallyFailed,
+                maxInitRetransmits, hbInterval);
+    }
+
+    /** These parameters with another heartbeat interval. */
+    public ProtocolParameters withHeartbeatInterval(Duration interval) {
+        return new ProtocolParameters(rtoInitial, rtoMin, rtoMax, associationMaxRetrans, pathMaxRetrans, pfThreshold,
+                maxInitRetransmits, interval);
+    }
+
+    /** Whether the potentially-failed state is on (RFC 7829): the threshold is below Path.Max.Retrans. */
+    public boolean potentiallyFailedOn() {
+        return pfThreshold < pathMaxRetrans;
     }
 
     /**
@@ -57,5 +102,25 @@ public record ProtocolParameters(Duration rtoInitial, Duration rtoMin, Duration 
             rto = rto.multipliedBy(2).compareTo(rtoMax) > 0 ? rtoMax : rto.multipliedBy(2);
         }
         return total.plus(rtoMax);
+    }
+
+    /**
+     * The longest stall of the peer an association with data outstanding surely rides out: the time of the last
+     * probe before the association ends, counting the timeouts as they come fastest, each RTO doubling from RTO.Min
+     * up to RTO.Max (RFC 9260 §6.3.3) and, once the path is potentially failed, a heartbeat timing out beside each
+     * retransmission (RFC 7829 §5.4). A stall shorter than this ends before that probe, which the peer answers.
+     */
+    public Duration stallRiddenOut() {
+        Duration time = Duration.ZERO;
+        Duration lastProbe = Duration.ZERO;
+        Duration rto = rtoMin;
+        int errors = 0;
+        while (errors <= associationMaxRetrans) {
+            lastProbe = time;
+            time = time.plus(rto);
+            errors += potentiallyFailedOn() && errors > pfThreshold ? 2 : 1;
+            rto = rto.multipliedBy(2).compareTo(rtoMax) > 0 ? rtoMax : rto.multipliedBy(2);
+        }
+        return lastProbe;
     }
 }

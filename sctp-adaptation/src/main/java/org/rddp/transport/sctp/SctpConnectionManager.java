@@ -58,6 +58,8 @@ public final class SctpConnectionManager implements ConnectionManager {
     /** Its counters, its queue pairs and its MBean. */
     private final ManagedQueuePairs managed;
     private final InetAddress localAddress;
+    /** How its sockets detect failed paths and dead peers. */
+    private final ProtocolParameters parameters;
     private final Loop[] loops;
     private final AtomicInteger nextLoop = new AtomicInteger();
     private final Map<Route, CompletableFuture<DdpAssociation>> outbound = new ConcurrentHashMap<>();
@@ -107,6 +109,16 @@ public final class SctpConnectionManager implements ConnectionManager {
     /** As above, taking on at most what {@code limits} allow. */
     public SctpConnectionManager(SctpStack stack, InetAddress localAddress, ChunkTap tap, Progress progress,
             SctpLimits limits) {
+        this(stack, localAddress, tap, progress, limits, ProtocolParameters.defaults());
+    }
+
+    /**
+     * As above, its sockets detecting failed paths and dead peers with {@code parameters} (RTO bounds, retransmission
+     * limits, the potentially-failed threshold, heartbeats) rather than {@link ProtocolParameters#defaults()}.
+     */
+    public SctpConnectionManager(SctpStack stack, InetAddress localAddress, ChunkTap tap, Progress progress,
+            SctpLimits limits, ProtocolParameters parameters) {
+        this.parameters = java.util.Objects.requireNonNull(parameters, "parameters");
         this.limits = java.util.Objects.requireNonNull(limits, "limits");
         this.stack = java.util.Objects.requireNonNull(stack, "stack");
         this.localAddress = localAddress;
@@ -152,7 +164,7 @@ public final class SctpConnectionManager implements ConnectionManager {
     public Listener listen(SocketAddress address, Consumer<ConnectionRequest> handler) throws IOException {
         InetSocketAddress local = (InetSocketAddress) address;
         SctpStack.Listening listening = stack.listen(nextLoop(), local, limits.streams(),
-                DdpSctp.ADAPTATION_INDICATION);
+                DdpSctp.ADAPTATION_INDICATION, parameters);
         listenings.add(listening);
         listening.start(socket -> {
             String full = overLimit();
@@ -210,6 +222,11 @@ public final class SctpConnectionManager implements ConnectionManager {
         managed.counters().increment(Counter.CONNECTIONS_REFUSED);
         lastRefusal = why;
         DdpAssociation.LOG.log(System.Logger.Level.DEBUG, why);
+    }
+
+    /** How its sockets detect failed paths and dead peers. */
+    public ProtocolParameters parameters() {
+        return parameters;
     }
 
     /** Why the last association or Initiate was refused before it reached the ULP, or null. */
@@ -318,7 +335,7 @@ public final class SctpConnectionManager implements ConnectionManager {
         SctpStack.Connecting connecting;
         try {
             connecting = stack.connect(loop, new InetSocketAddress(localAddress, 0), route.remote(),
-                    limits.streams(), DdpSctp.ADAPTATION_INDICATION, (socket, failure) -> {
+                    limits.streams(), DdpSctp.ADAPTATION_INDICATION, parameters, (socket, failure) -> {
                         if (socket == null) {
                             outbound.remove(route, created);
                             created.completeExceptionally(failure);

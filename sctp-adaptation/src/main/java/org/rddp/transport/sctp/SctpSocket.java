@@ -71,6 +71,16 @@ public interface SctpSocket extends AutoCloseable {
         return -1;
     }
 
+    /**
+     * The protocol parameters the stack applies to this association, read back from it (RTO bounds, retransmission
+     * limits, the potentially-failed threshold, heartbeats). Owner thread.
+     *
+     * @throws IOException the stack would not say
+     */
+    default ProtocolParameters protocolParameters() throws IOException {
+        throw new IOException("this socket does not tell its protocol parameters");
+    }
+
     /** Outbound streams of the association (equal to the inbound ones on a DDP association, RFC 5043 §8). */
     int streams();
 

@@ -33,10 +33,21 @@ public interface SctpStack extends AutoCloseable {
      * stack sets no deadline of its own (the caller does, with {@link Loop#schedule}, and
      * {@linkplain Connecting#abandon() abandons} what is late).
      *
+     * The socket detects failures with {@code parameters} (RTO bounds, retransmission limits, heartbeats).
+     *
      * @throws IOException the association could not even be started (no socket, no route); {@code done} never runs
      */
     Connecting connect(Loop loop, InetSocketAddress local, InetSocketAddress remote, int streams, int adaptation,
-            Connected done) throws IOException;
+            ProtocolParameters parameters, Connected done) throws IOException;
+
+    /**
+     * {@link #connect(Loop, InetSocketAddress, InetSocketAddress, int, int, ProtocolParameters, Connected)} with
+     * {@link ProtocolParameters#defaults()}.
+     */
+    default Connecting connect(Loop loop, InetSocketAddress local, InetSocketAddress remote, int streams,
+            int adaptation, Connected done) throws IOException {
+        return connect(loop, local, remote, streams, adaptation, ProtocolParameters.defaults(), done);
+    }
 
     /**
      * {@link #connect(Loop, InetSocketAddress, InetSocketAddress, int, int, Connected)} from another thread, waiting
@@ -109,9 +120,15 @@ public interface SctpStack extends AutoCloseable {
 
     /**
      * Listens at {@code local} (that address only), on {@code loop}; accepted associations offer {@code streams}
-     * streams each way, and live on the same loop.
+     * streams each way, detect failures with {@code parameters}, and live on the same loop.
      */
-    Listening listen(Loop loop, InetSocketAddress local, int streams, int adaptation) throws IOException;
+    Listening listen(Loop loop, InetSocketAddress local, int streams, int adaptation, ProtocolParameters parameters)
+            throws IOException;
+
+    /** {@link #listen(Loop, InetSocketAddress, int, int, ProtocolParameters)} with the default parameters. */
+    default Listening listen(Loop loop, InetSocketAddress local, int streams, int adaptation) throws IOException {
+        return listen(loop, local, streams, adaptation, ProtocolParameters.defaults());
+    }
 
     /** {@link #listen(Loop, InetSocketAddress, int, int)} on the {@link #sharedLoop()}. */
     default Listening listen(InetSocketAddress local, int streams, int adaptation) throws IOException {

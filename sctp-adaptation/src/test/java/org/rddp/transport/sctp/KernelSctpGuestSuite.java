@@ -27,6 +27,12 @@ class KernelSctpGuestSuite extends ScenarioSuite {
         return SctpTransport.loopback(stack, maxMessage);
     }
 
+    /** Issue 34: each manager's protocol parameters, read back from the kernel on both ends of an association. */
+    @org.junit.jupiter.api.Test
+    void eachManagerAppliesItsOwnProtocolParametersToBothEnds() throws Exception {
+        ProtocolParametersTest.appliedOnBothEnds(KernelSctpStack.open(), InetAddress.getLoopbackAddress());
+    }
+
     /** The fragmentation point of an association on {@code address}: known only once one is up. */
     static int probeMaxMessage(SctpStack stack, InetAddress address) throws Exception {
         try (SctpStack.Listening listening = stack.listen(new InetSocketAddress(address, 0), 1,

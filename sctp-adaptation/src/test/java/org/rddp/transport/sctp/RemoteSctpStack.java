@@ -100,13 +100,13 @@ final class RemoteSctpStack implements SctpStack {
 
     @Override
     public Connecting connect(org.rddp.loop.Loop loop, InetSocketAddress local, InetSocketAddress remote,
-            int streams, int adaptation, Connected done) throws IOException {
+            int streams, int adaptation, ProtocolParameters parameters, Connected done) throws IOException {
         throw new IOException("the remote stack only listens");
     }
 
     @Override
-    public Listening listen(org.rddp.loop.Loop loop, InetSocketAddress local, int streams, int adaptation)
-            throws IOException {
+    public Listening listen(org.rddp.loop.Loop loop, InetSocketAddress local, int streams, int adaptation,
+            ProtocolParameters parameters) throws IOException { // the remote process's stack has its defaults
         int port = local.getPort();
         java.util.concurrent.CompletableFuture<Void> up = new java.util.concurrent.CompletableFuture<>();
         listening.put(port, up);

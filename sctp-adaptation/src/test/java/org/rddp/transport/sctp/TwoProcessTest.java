@@ -184,11 +184,11 @@ class TwoProcessTest {
                 assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
                 long killed = System.nanoTime();
                 assertThat(qp.postSend(send.wrId(101))).isZero(); // data outstanding: retransmitted into silence
-                java.time.Duration bound = ProtocolParameters.RDDP.deadPeerBound(false);
+                java.time.Duration bound = ProtocolParameters.defaults().deadPeerBound(false);
                 String why = lost.get(bound.toMillis(), TimeUnit.MILLISECONDS);
                 long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killed);
                 System.out.printf("killed peer reported lost after %d ms (%s); bounds %s with data, %s idle%n",
-                        millis, why, ProtocolParameters.RDDP.deadPeerBound(true), bound);
+                        millis, why, ProtocolParameters.defaults().deadPeerBound(true), bound);
                 assertThat(Counters.process().get(Counter.CONNECTIONS_LOST)).as("counted").isEqualTo(lostBefore + 1);
                 assertThat(Counters.process().get(Counter.SCTP_RETRANSMISSIONS) - retransmitted)
                         .as("the Send retransmitted into silence, as usrsctp counts").isPositive();

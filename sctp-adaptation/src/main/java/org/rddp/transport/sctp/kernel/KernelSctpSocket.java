@@ -185,6 +185,50 @@ final class KernelSctpSocket extends NativeSctpSocket {
     }
 
     @Override
+    public org.rddp.transport.sctp.ProtocolParameters protocolParameters() throws IOException {
+        if (!calls.tryEnter()) {
+            throw new IOException("the socket is closed");
+        }
+        try (Arena local = Arena.ofConfined()) {
+            MemorySegment rto = option(local, Native.SCTP_RTOINFO, Native.RTOINFO_SIZE);
+            MemorySegment association = option(local, Native.SCTP_ASSOCINFO, Native.ASSOCPARAMS_SIZE);
+            MemorySegment paths = option(local, Native.SCTP_PEER_ADDR_PARAMS, Native.PADDRPARAMS_SIZE);
+            MemorySegment thresholds = option(local, Native.SCTP_PEER_ADDR_THLDS, Native.PADDRTHLDS_SIZE);
+            MemorySegment init = option(local, Native.SCTP_INITMSG, 8);
+            return new org.rddp.transport.sctp.ProtocolParameters(
+                    java.time.Duration.ofMillis(rto.get(JAVA_INT, 4)),
+                    java.time.Duration.ofMillis(rto.get(JAVA_INT, 12)),
+                    java.time.Duration.ofMillis(rto.get(JAVA_INT, 8)),
+                    Short.toUnsignedInt(association.get(JAVA_SHORT, Native.ASSOCPARAMS_MAX_RETRANS)),
+                    Short.toUnsignedInt(thresholds.get(JAVA_SHORT, Native.PADDRTHLDS_PATH_MAX_RETRANS)),
+                    Short.toUnsignedInt(thresholds.get(JAVA_SHORT, Native.PADDRTHLDS_PF)),
+                    Short.toUnsignedInt(init.get(JAVA_SHORT, Native.INITMSG_MAX_ATTEMPTS)),
+                    java.time.Duration.ofMillis(Integer.toUnsignedLong(paths.get(
+                            java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, Native.PADDRPARAMS_HB_INTERVAL))));
+        } finally {
+            calls.exit();
+        }
+    }
+
+    /** An SCTP option of the association (id 0: a one-to-one socket's), read into {@code size} octets. */
+    private MemorySegment option(Arena local, int option, long size) throws IOException {
+        MemorySegment value = local.allocate(size, 8);
+        MemorySegment length = Posix.intValue(local, (int) size);
+        try {
+            int result = (int) Posix.GETSOCKOPT.invokeExact(sendState, fd, Posix.IPPROTO_SCTP, option, value,
+                    length);
+            if (result != 0) {
+                throw new IOException("getsockopt(" + option + ") failed: " + Posix.describeErrno(sendState));
+            }
+            return value;
+        } catch (IOException e) {
+            throw e;
+        } catch (Throwable e) {
+            throw new IOException(e);
+        }
+    }
+
+    @Override
     public long retransmittedChunks() {
         if (!calls.tryEnter()) {
             return -1; // closed

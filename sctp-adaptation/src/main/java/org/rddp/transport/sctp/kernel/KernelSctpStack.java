@@ -102,12 +102,12 @@ public final class KernelSctpStack implements SctpStack {
      */
     @Override
     public Connecting connect(Loop loop, InetSocketAddress local, InetSocketAddress remote, int streams,
-            int adaptation, Connected done) throws IOException {
+            int adaptation, ProtocolParameters parameters, Connected done) throws IOException {
         if (!loop.inLoop()) {
             throw new IllegalStateException("a connect starts on the loop it will live on, " + loop);
         }
         EpollPoller poller = (EpollPoller) loop.poller();
-        int fd = open(streams, adaptation);
+        int fd = open(streams, adaptation, parameters);
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = Posix.captureState(arena);
             bind(fd, arena, state, new InetSocketAddress(local.getAddress(), local.getPort()));
@@ -190,8 +190,9 @@ public final class KernelSctpStack implements SctpStack {
     }
 
     @Override
-    public Listening listen(Loop loop, InetSocketAddress local, int streams, int adaptation) throws IOException {
-        int fd = open(streams, adaptation);
+    public Listening listen(Loop loop, InetSocketAddress local, int streams, int adaptation,
+            ProtocolParameters parameters) throws IOException {
+        int fd = open(streams, adaptation, parameters);
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = Posix.captureState(arena);
             bind(fd, arena, state, local);
@@ -217,7 +218,7 @@ public final class KernelSctpStack implements SctpStack {
     }
 
     /** A non-blocking socket with what every DDP association needs (RFC 5043 §5.1, §8, §10); accepts inherit it. */
-    private static int open(int streams, int adaptation) throws IOException {
+    private static int open(int streams, int adaptation, ProtocolParameters parameters) throws IOException {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = Posix.captureState(arena);
             int fd = (int) Posix.SOCKET.invokeExact(state, Posix.AF_INET,
@@ -230,13 +231,14 @@ public final class KernelSctpStack implements SctpStack {
                 MemorySegment init = arena.allocate(8, 2);
                 init.set(JAVA_SHORT, 0, (short) streams); // equal outbound and inbound (RFC 5043 §8)
                 init.set(JAVA_SHORT, 2, (short) streams);
+                init.set(JAVA_SHORT, Native.INITMSG_MAX_ATTEMPTS, (short) parameters.maxInitRetransmits());
                 setsockopt(fd, state, Posix.IPPROTO_SCTP, Native.SCTP_INITMSG, init, "stream counts");
                 setsockopt(fd, state, Posix.IPPROTO_SCTP, Native.SCTP_ADAPTATION_LAYER,
                         Posix.intValue(arena, adaptation), "Adaptation Layer Indication");
                 setsockopt(fd, state, Posix.IPPROTO_SCTP, Native.SCTP_RECVRCVINFO, Posix.intValue(arena, 1),
                         "rcvinfo");
                 setsockopt(fd, state, Posix.IPPROTO_SCTP, Native.SCTP_NODELAY, Posix.intValue(arena, 1), "nodelay");
-                failureDetection(fd, state, arena, ProtocolParameters.RDDP);
+                failureDetection(fd, state, arena, parameters);
                 MemorySegment events = arena.allocate(Native.EVENTS_SIZE);
                 events.set(java.lang.foreign.ValueLayout.JAVA_BYTE, Native.EVENT_ASSOCIATION, (byte) 1);
                 events.set(java.lang.foreign.ValueLayout.JAVA_BYTE, Native.EVENT_SHUTDOWN, (byte) 1);
@@ -274,6 +276,11 @@ public final class KernelSctpStack implements SctpStack {
         paths.set(JAVA_SHORT_UNALIGNED, Native.PADDRPARAMS_PATH_MAX_RETRANS, (short) parameters.pathMaxRetrans());
         paths.set(JAVA_INT_UNALIGNED, Native.PADDRPARAMS_FLAGS, Native.SPP_HB_ENABLE);
         setsockopt(fd, state, Posix.IPPROTO_SCTP, Native.SCTP_PEER_ADDR_PARAMS, paths, "heartbeats");
+        MemorySegment thresholds = arena.allocate(Native.PADDRTHLDS_SIZE, 8);
+        thresholds.set(JAVA_SHORT, Native.PADDRTHLDS_PATH_MAX_RETRANS, (short) parameters.pathMaxRetrans());
+        thresholds.set(JAVA_SHORT, Native.PADDRTHLDS_PF, (short) parameters.pfThreshold());
+        setsockopt(fd, state, Posix.IPPROTO_SCTP, Native.SCTP_PEER_ADDR_THLDS, thresholds,
+                "potentially-failed threshold");
     }
 
     static void setsockopt(int fd, MemorySegment state, int level, int option, MemorySegment value,

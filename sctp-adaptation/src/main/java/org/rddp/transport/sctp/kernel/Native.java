@@ -54,6 +54,13 @@ final class Native {
     static final long PADDRPARAMS_PATH_MAX_RETRANS = 136;
     static final long PADDRPARAMS_FLAGS = 146;
     static final int SPP_HB_ENABLE = 1;
+    /** struct sctp_paddrthlds: association id, a zero address (every path), Path.Max.Retrans and PF threshold. */
+    static final int SCTP_PEER_ADDR_THLDS = 31;
+    static final int PADDRTHLDS_SIZE = 144;
+    static final long PADDRTHLDS_PATH_MAX_RETRANS = 136;
+    static final long PADDRTHLDS_PF = 138;
+    /** struct sctp_initmsg: streams out and in, then Max.Init.Retransmits (u16) at 4. */
+    static final long INITMSG_MAX_ATTEMPTS = 4;
 
     /** struct sctp_event_subscribe: one byte per event; association, shutdown and adaptation on. */
     static final int EVENTS_SIZE = 14;

@@ -63,18 +63,36 @@ final class Links {
 
         final InetAddress local;
         final boolean udp;
+        /** Its socket (non-blocking), read by its loop's poller once {@link #readByLoop} registered it. */
+        final int fd;
+        private volatile org.rddp.transport.sctp.io.EpollPoller poller;
+        /** Where a send's errno goes; its monitor orders the sends of the loops that call into usrsctp. */
+        private final MemorySegment sendState = Posix.captureState(Arena.ofAuto());
+        private int registration;
+        volatile boolean open = true;
         /** The last {@link #look} found packets. Loop thread. */
         private boolean flowing;
 
         /** Opened for {@code loop}, which from then on drives usrsctp's clock too, while the endpoint is open. */
-        Endpoint(InetAddress local, boolean udp, Loop loop) {
+        Endpoint(InetAddress local, boolean udp, Loop loop, int fd) {
             this.local = local;
             this.udp = udp;
+            this.fd = fd;
             loop.execute(() -> UsrsctpRuntime.tickOn(loop, this));
         }
 
+        /** Has the loop's poller read the socket, and close it with the loop. The last step of a constructor. */
+        final void readByLoop(Loop loop) throws IOException {
+            poller = (org.rddp.transport.sctp.io.EpollPoller) loop.poller();
+            registration = poller.registerDirect(fd, Posix.EPOLLIN, events -> receive(PACKETS_PER_CYCLE),
+                    this::look);
+            poller.onClose(this::close);
+        }
+
         /** Whether it still carries packets. */
-        abstract boolean open();
+        boolean open() {
+            return open;
+        }
 
         /**
          * Reads up to {@code most} packets from the socket and hands them to usrsctp, without blocking. Loop thread.
@@ -99,7 +117,14 @@ final class Links {
          * Sends one SCTP packet (common header and chunks) to the link's peer. On whichever loop's thread called into
          * usrsctp: its own reading a packet, or another's driving usrsctp's clock ({@link UsrsctpRuntime#tick}).
          */
-        abstract void send(MemorySegment packet, Link link) throws IOException;
+        void send(MemorySegment packet, Link link) throws IOException {
+            synchronized (sendState) { // its loop, and another loop driving usrsctp's clock (UsrsctpRuntime.tick)
+                if (!open) {
+                    throw new IOException("the " + (udp ? "UDP" : "raw IP") + " socket of this loop is closed");
+                }
+                Posix.sendTo(sendState, fd, packet, link.sockaddr);
+            }
+        }
 
         /** The UDP port it is bound to; 0 for a raw IP socket. */
         abstract int port();
@@ -114,8 +139,21 @@ final class Links {
             // kept as long as its loop by default
         }
 
+        /** Stops reading and closes the socket; on the loop thread (it closes with the loop). */
         @Override
-        public abstract void close();
+        public void close() {
+            if (!open) {
+                return;
+            }
+            open = false;
+            if (poller != null) {
+                poller.deregister(registration, fd);
+            }
+            Links.forget(this);
+            synchronized (sendState) {
+                Posix.closeQuietly(fd);
+            }
+        }
     }
 
     /** Which packets may reach a listening port: those of its kind, to its address (null: any); and its endpoint. */

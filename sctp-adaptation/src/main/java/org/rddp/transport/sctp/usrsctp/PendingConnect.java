@@ -43,8 +43,8 @@ final class PendingConnect implements SctpStack.Connecting {
      * {@code stack} chooses the link's UDP port and the path MTU. Loop thread.
      */
     static PendingConnect start(UsrsctpStack stack, Loop loop, Links.Endpoint endpoint, RawIpEndpoint raw,
-            InetSocketAddress local, InetSocketAddress remote, int streams, int adaptation, SctpStack.Connected done)
-            throws IOException {
+            InetSocketAddress local, InetSocketAddress remote, int streams, int adaptation,
+            org.rddp.transport.sctp.ProtocolParameters parameters, SctpStack.Connected done) throws IOException {
         int port = 0;
         MemorySegment socket = MemorySegment.NULL;
         Links.Link held = null;
@@ -55,7 +55,7 @@ final class PendingConnect implements SctpStack.Connecting {
                     ? Links.udpLink(new InetSocketAddress(remote.getAddress(), stack.remoteUdpPort(remote)), endpoint)
                     : Links.ipLink(remote.getAddress(), raw);
             int mtu = stack.sctpMtu(local.getAddress(), remote.getAddress());
-            socket = SocketSetup.open(streams, adaptation, mtu);
+            socket = SocketSetup.open(streams, adaptation, mtu, parameters);
             MemorySegment state = Usrsctp.captureState(arena);
             if (raw != null) {
                 // a port this loop's raw socket takes

@@ -8,7 +8,6 @@ import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import org.rddp.loop.Loop;
-import org.rddp.transport.sctp.io.EpollPoller;
 import org.rddp.transport.sctp.io.Posix;
 
 /**
@@ -25,27 +24,17 @@ final class RawIpEndpoint extends Links.Endpoint {
     private static final int LARGEST_PACKET = 65535;
     private static final int IP_HEADER = 20;
 
-    private final int fd;
-    private final EpollPoller poller;
-    private final int registration;
     private final Arena arena = Arena.ofAuto();
     private final MemorySegment packet = arena.allocate(LARGEST_PACKET, 8);
     private final MemorySegment receiveState = Posix.captureState(arena);
-    private final MemorySegment sendState = Posix.captureState(arena);
     private final byte[] source = new byte[4];
     private final byte[] destination = new byte[4];
     /** The SCTP ports of this loop's sockets: how many hold each (a listener and the associations it accepted). */
     private final AtomicIntegerArray owned = new AtomicIntegerArray(1 << 16);
-    private volatile boolean open = true;
 
     private RawIpEndpoint(int fd, Loop loop) throws IOException {
-        super(InetAddress.getByAddress(new byte[4]), false, loop);
-        EpollPoller poller = (EpollPoller) loop.poller();
-        this.fd = fd;
-        this.poller = poller;
-        this.registration = poller.registerDirect(fd, Posix.EPOLLIN, events -> receive(PACKETS_PER_CYCLE),
-                this::look);
-        poller.onClose(this::close);
+        super(InetAddress.getByAddress(new byte[4]), false, loop, fd);
+        readByLoop(loop);
     }
 
     /** Opens the raw socket for {@code loop}; fails clearly without the privilege for it. */
@@ -124,34 +113,5 @@ final class RawIpEndpoint extends Links.Endpoint {
             }
         }
         return i;
-    }
-
-    @Override
-    void send(MemorySegment sctpPacket, Links.Link link) throws IOException {
-        synchronized (sendState) { // its loop, and another loop driving usrsctp's clock (UsrsctpRuntime.tick)
-            if (!open) {
-                throw new IOException("the raw IP socket of this loop is closed");
-            }
-            Posix.sendTo(sendState, fd, sctpPacket, link.sockaddr);
-        }
-    }
-
-    /** Stops reading and closes the socket; on the loop thread (it closes with the loop). */
-    @Override
-    boolean open() {
-        return open;
-    }
-
-    @Override
-    public void close() {
-        if (!open) {
-            return;
-        }
-        open = false;
-        poller.deregister(registration, fd);
-        Links.forget(this);
-        synchronized (sendState) {
-            Posix.closeQuietly(fd);
-        }
     }
 }

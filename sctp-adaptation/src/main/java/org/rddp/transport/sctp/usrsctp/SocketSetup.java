@@ -6,6 +6,7 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import org.rddp.transport.sctp.ProtocolParameters;
 
 /**
  * A usrsctp socket made ready for DDP, before it carries an association: the options every DDP association needs
@@ -47,7 +48,8 @@ final class SocketSetup {
     }
 
     /** A socket with the options every DDP association needs (RFC 5043 §5.1, §8, §9, §10). */
-    static MemorySegment open(int streams, int adaptation, int sctpMtu) throws IOException {
+    static MemorySegment open(int streams, int adaptation, int sctpMtu, ProtocolParameters parameters)
+            throws IOException {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = Usrsctp.captureState(arena);
             MemorySegment socket = (MemorySegment) Usrsctp.SOCKET.invokeExact(state, Usrsctp.AF_CONN,
@@ -60,6 +62,7 @@ final class SocketSetup {
                 MemorySegment init = arena.allocate(8);
                 init.set(JAVA_SHORT, 0, (short) streams); // equal outbound and inbound (RFC 5043 §8)
                 init.set(JAVA_SHORT, 2, (short) streams);
+                init.set(JAVA_SHORT, INITMSG_MAX_ATTEMPTS, (short) parameters.maxInitRetransmits());
                 setsockopt(socket, state, Usrsctp.SCTP_INITMSG, init, "stream counts");
                 setsockopt(socket, state, Usrsctp.SCTP_ADAPTATION_LAYER, Usrsctp.intValue(arena, adaptation),
                         "Adaptation Layer Indication");
@@ -72,7 +75,7 @@ final class SocketSetup {
                     event.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 6, (byte) 1);
                     setsockopt(socket, state, Usrsctp.SCTP_EVENT, event, "event " + type);
                 }
-                setPathMtu(socket, state, arena, sctpMtu);
+                failureDetection(socket, state, arena, sctpMtu, parameters);
                 socketOption(socket, state, Usrsctp.SO_SNDBUF, Usrsctp.intValue(arena, UsrsctpStack.SOCKET_BUFFER));
                 socketOption(socket, state, Usrsctp.SO_RCVBUF, Usrsctp.intValue(arena, UsrsctpStack.SOCKET_BUFFER));
                 return socket;
@@ -88,19 +91,104 @@ final class SocketSetup {
     }
 
     /**
-     * Fixes the association's path MTU, discovery off, so that no SCTP packet exceeds {@code sctpMtu} octets (no
-     * IP header in AF_CONN). usrsctp 0.9.5 sizes the fragments of a large message as if the MTU excluded the
-     * SCTP common header (measured: a 64 KiB message at MTU 65504 left in 65516-octet packets), so it is told
-     * 12 octets less; a whole message then fills at most {@code sctpMtu - 12} octets, and the fragment of a
-     * larger one exactly {@code sctpMtu}.
+     * The socket's failure detection, as {@code parameters} say (the associations it makes or accepts take them):
+     * RTO bounds, Association.Max.Retrans, heartbeats, Path.Max.Retrans and the potentially-failed threshold. And
+     * its path MTU, discovery off, so that no SCTP packet exceeds {@code sctpMtu} octets (no IP header in AF_CONN).
+     * usrsctp 0.9.5 sizes the fragments of a large message as if the MTU excluded the SCTP common header
+     * (measured: a 64 KiB message at MTU 65504 left in 65516-octet packets), so it is told 12 octets less; a whole
+     * message then fills at most {@code sctpMtu - 12} octets, and the fragment of a larger one exactly
+     * {@code sctpMtu}.
      */
-    private static void setPathMtu(MemorySegment socket, MemorySegment state, Arena arena, int sctpMtu)
-            throws IOException {
+    private static void failureDetection(MemorySegment socket, MemorySegment state, Arena arena, int sctpMtu,
+            ProtocolParameters parameters) throws IOException {
+        MemorySegment rto = arena.allocate(RTOINFO_SIZE);
+        rto.set(JAVA_INT, RTOINFO_INITIAL, (int) parameters.rtoInitial().toMillis());
+        rto.set(JAVA_INT, RTOINFO_MAX, (int) parameters.rtoMax().toMillis());
+        rto.set(JAVA_INT, RTOINFO_MIN, (int) parameters.rtoMin().toMillis());
+        setsockopt(socket, state, Usrsctp.SCTP_RTOINFO, rto, "RTO bounds");
+        MemorySegment association = arena.allocate(ASSOCPARAMS_SIZE); // zeros elsewhere: left as they are
+        association.set(JAVA_SHORT, ASSOCPARAMS_MAX_RETRANS, (short) parameters.associationMaxRetrans());
+        setsockopt(socket, state, Usrsctp.SCTP_ASSOCINFO, association, "Association.Max.Retrans");
         MemorySegment params = arena.allocate(Usrsctp.PADDRPARAMS_SIZE);
-        params.set(JAVA_INT, 136, sctpMtu - UsrsctpStack.SCTP_COMMON_HEADER);
-        params.set(JAVA_INT, 140, Usrsctp.SPP_PMTUD_DISABLE);
-        setsockopt(socket, state, Usrsctp.SCTP_PEER_ADDR_PARAMS, params, "path MTU");
+        params.set(JAVA_INT, PADDRPARAMS_HB_INTERVAL, (int) parameters.hbInterval().toMillis());
+        params.set(JAVA_INT, PADDRPARAMS_MTU, sctpMtu - UsrsctpStack.SCTP_COMMON_HEADER);
+        params.set(JAVA_INT, PADDRPARAMS_FLAGS, Usrsctp.SPP_PMTUD_DISABLE | Usrsctp.SPP_HB_ENABLE);
+        params.set(JAVA_SHORT, PADDRPARAMS_PATH_MAX_RETRANS, (short) parameters.pathMaxRetrans());
+        setsockopt(socket, state, Usrsctp.SCTP_PEER_ADDR_PARAMS, params, "path MTU and heartbeats");
+        MemorySegment thresholds = arena.allocate(PADDRTHLDS_SIZE, 8);
+        thresholds.set(JAVA_SHORT, PADDRTHLDS_PATH_MAX_RETRANS, (short) parameters.pathMaxRetrans());
+        thresholds.set(JAVA_SHORT, PADDRTHLDS_PF, (short) Math.min(parameters.pfThreshold(), 0xFFFF));
+        thresholds.set(JAVA_SHORT, PADDRTHLDS_PRIMARY_SWITCHOVER, (short) 0xFFFF); // off: usrsctp takes no other
+        setsockopt(socket, state, Usrsctp.SCTP_PEER_ADDR_THLDS, thresholds, "potentially-failed threshold");
     }
+
+    /**
+     * What the stack applies to {@code socket}'s association: its protocol parameters read back (RTO bounds and
+     * Association.Max.Retrans of the association; Path.Max.Retrans, the potentially-failed threshold and the
+     * heartbeat interval of its paths; Max.Init.Retransmits of the socket).
+     */
+    static ProtocolParameters protocolParameters(MemorySegment socket) throws IOException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = Usrsctp.captureState(arena);
+            MemorySegment rto = getsockopt(socket, state, arena, Usrsctp.SCTP_RTOINFO, RTOINFO_SIZE);
+            MemorySegment association = getsockopt(socket, state, arena, Usrsctp.SCTP_ASSOCINFO, ASSOCPARAMS_SIZE);
+            MemorySegment params = getsockopt(socket, state, arena, Usrsctp.SCTP_PEER_ADDR_PARAMS,
+                    Usrsctp.PADDRPARAMS_SIZE);
+            MemorySegment thresholds = getsockopt(socket, state, arena, Usrsctp.SCTP_PEER_ADDR_THLDS,
+                    PADDRTHLDS_SIZE);
+            MemorySegment init = getsockopt(socket, state, arena, Usrsctp.SCTP_INITMSG, 8);
+            return new ProtocolParameters(java.time.Duration.ofMillis(rto.get(JAVA_INT, RTOINFO_INITIAL)),
+                    java.time.Duration.ofMillis(rto.get(JAVA_INT, RTOINFO_MIN)),
+                    java.time.Duration.ofMillis(rto.get(JAVA_INT, RTOINFO_MAX)),
+                    Short.toUnsignedInt(association.get(JAVA_SHORT, ASSOCPARAMS_MAX_RETRANS)),
+                    Short.toUnsignedInt(thresholds.get(JAVA_SHORT, PADDRTHLDS_PATH_MAX_RETRANS)),
+                    Short.toUnsignedInt(thresholds.get(JAVA_SHORT, PADDRTHLDS_PF)),
+                    Short.toUnsignedInt(init.get(JAVA_SHORT, INITMSG_MAX_ATTEMPTS)),
+                    java.time.Duration.ofMillis(Integer.toUnsignedLong(params.get(JAVA_INT, PADDRPARAMS_HB_INTERVAL))));
+        }
+    }
+
+    private static MemorySegment getsockopt(MemorySegment socket, MemorySegment state, Arena arena, int option,
+            long size) throws IOException {
+        MemorySegment value = arena.allocate(size, 8);
+        if (option == Usrsctp.SCTP_PEER_ADDR_PARAMS || option == Usrsctp.SCTP_PEER_ADDR_THLDS) {
+            // the association's own values: its (only) kind of address, the wildcard (a null sconn_addr); with
+            // no family at all usrsctp answers EAFNOSUPPORT
+            value.set(JAVA_SHORT, 0, (short) Usrsctp.AF_CONN);
+        }
+        MemorySegment length = arena.allocate(JAVA_INT);
+        length.set(JAVA_INT, 0, (int) size);
+        try {
+            int result = (int) Usrsctp.GETSOCKOPT.invokeExact(state, socket, Usrsctp.IPPROTO_SCTP, option, value,
+                    length);
+            if (result != 0) {
+                throw new IOException("usrsctp_getsockopt(" + option + ") failed, errno " + Usrsctp.errno(state));
+            }
+            return value;
+        } catch (IOException e) {
+            throw e;
+        } catch (Throwable e) {
+            throw new IOException(e);
+        }
+    }
+
+    /** usrsctp's (FreeBSD's) layouts: struct sctp_initmsg, sctp_rtoinfo, sctp_assocparams, sctp_paddrparams. */
+    private static final long INITMSG_MAX_ATTEMPTS = 4;
+    private static final long RTOINFO_SIZE = 16;
+    private static final long RTOINFO_INITIAL = 4;
+    private static final long RTOINFO_MAX = 8;
+    private static final long RTOINFO_MIN = 12;
+    private static final long ASSOCPARAMS_SIZE = 20;
+    private static final long ASSOCPARAMS_MAX_RETRANS = 16;
+    private static final long PADDRPARAMS_HB_INTERVAL = 132;
+    private static final long PADDRPARAMS_MTU = 136;
+    private static final long PADDRPARAMS_FLAGS = 140;
+    private static final long PADDRPARAMS_PATH_MAX_RETRANS = 148;
+    /** struct sctp_paddrthlds: an address (sockaddr_storage), the association id, then three 16-bit thresholds. */
+    private static final long PADDRTHLDS_SIZE = 144;
+    private static final long PADDRTHLDS_PATH_MAX_RETRANS = 132;
+    private static final long PADDRTHLDS_PF = 134;
+    private static final long PADDRTHLDS_PRIMARY_SWITCHOVER = 136;
 
     /**
      * The streams the association has each way, as the handshake settled them (SCTP_STATUS): the fewer of ours and

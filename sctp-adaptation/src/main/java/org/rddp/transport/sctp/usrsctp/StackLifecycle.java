@@ -59,7 +59,7 @@ final class StackLifecycle {
             if (status != 0 || maxChunksInFlight() > DdpSctp.MAX_CHUNKS_IN_FLIGHT_PER_STREAM) {
                 throw new IOException("could not bound usrsctp's queued chunks to " + MAX_CHUNKS_QUEUED);
             }
-            apply(ProtocolParameters.RDDP);
+            apply(ProtocolParameters.defaults());
             Counters.process().supply(Counter.SCTP_RETRANSMISSIONS, Usrsctp::retransmittedData);
         } catch (IOException e) {
             throw e;
@@ -68,13 +68,16 @@ final class StackLifecycle {
         }
     }
 
-    /** Sets the defaults every association of this process starts with (usrsctp's sysctls, in milliseconds). */
+    /**
+     * Sets the defaults every socket of this process starts with (usrsctp's sysctls, in milliseconds); each
+     * connection manager then sets its own on its sockets ({@link SocketSetup}).
+     */
     private static void apply(ProtocolParameters parameters) throws Throwable {
         long[] values = {parameters.rtoMin().toMillis(), parameters.rtoMax().toMillis(),
             parameters.rtoInitial().toMillis(), parameters.associationMaxRetrans(), parameters.pathMaxRetrans(),
-            parameters.maxInitRetransmits(), parameters.hbInterval().toMillis()};
+            parameters.maxInitRetransmits(), parameters.hbInterval().toMillis(), parameters.pfThreshold()};
         String[] names = {"rto_min_default", "rto_max_default", "rto_initial_default", "assoc_rtx_max_default",
-            "path_rtx_max_default", "init_rtx_max_default", "heartbeat_interval_default"};
+            "path_rtx_max_default", "init_rtx_max_default", "heartbeat_interval_default", "path_pf_threshold"};
         for (int i = 0; i < names.length; i++) {
             if (Usrsctp.setSysctl(names[i], values[i]) != 0) {
                 throw new IOException("usrsctp refused sctp_" + names[i] + " = " + values[i]);

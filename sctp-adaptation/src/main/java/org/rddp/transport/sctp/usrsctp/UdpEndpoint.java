@@ -8,7 +8,6 @@ import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import org.rddp.loop.Loop;
-import org.rddp.transport.sctp.io.EpollPoller;
 import org.rddp.transport.sctp.io.Posix;
 
 /**
@@ -22,12 +21,9 @@ final class UdpEndpoint extends Links.Endpoint {
     private static final int LARGEST_DATAGRAM = 65535;
     /** Datagrams read per readiness before the loop runs the rest of its cycle (the socket stays ready). */
 
-    private final int fd;
     private final int port;
     private final InetAddress destination;
     private final Loop loop;
-    private final EpollPoller poller;
-    private final int registration;
     /** Runs on the loop once no socket holds the endpoint any more (it may be closed then). */
     private final java.util.function.Consumer<UdpEndpoint> unused;
     private int holders;
@@ -36,24 +32,18 @@ final class UdpEndpoint extends Links.Endpoint {
     private final MemorySegment from = arena.allocate(Posix.SOCKADDR_IN_SIZE, 4);
     private final MemorySegment fromLength = arena.allocate(JAVA_INT);
     private final MemorySegment receiveState = Posix.captureState(arena);
-    private final MemorySegment sendState = Posix.captureState(arena);
     /** The link of the last datagram's sender: a loop usually hears one peer per endpoint. */
     private Links.Link lastLink;
     private long lastFrom = -1;
-    private volatile boolean open = true;
 
     private UdpEndpoint(InetAddress local, int fd, int port, Loop loop,
             java.util.function.Consumer<UdpEndpoint> unused) throws IOException {
-        super(local, true, loop);
-        this.fd = fd;
+        super(local, true, loop, fd);
         this.port = port;
         this.destination = local.isAnyLocalAddress() ? null : local;
         this.loop = loop;
-        this.poller = (EpollPoller) loop.poller();
         this.unused = unused;
-        this.registration = poller.registerDirect(fd, Posix.EPOLLIN, events -> receive(PACKETS_PER_CYCLE),
-                this::look);
-        poller.onClose(this::close);
+        readByLoop(loop);
     }
 
     /**
@@ -165,35 +155,6 @@ final class UdpEndpoint extends Links.Endpoint {
             return link;
         } catch (IOException e) {
             return null;
-        }
-    }
-
-    @Override
-    void send(MemorySegment datagram, Links.Link link) throws IOException {
-        synchronized (sendState) { // its loop, and another loop driving usrsctp's clock (UsrsctpRuntime.tick)
-            if (!open) {
-                throw new IOException("the UDP socket of this loop is closed");
-            }
-            Posix.sendTo(sendState, fd, datagram, link.sockaddr);
-        }
-    }
-
-    @Override
-    boolean open() {
-        return open;
-    }
-
-    /** Stops reading and closes the socket; on the loop thread (it closes with the loop). */
-    @Override
-    public void close() {
-        if (!open) {
-            return;
-        }
-        open = false;
-        poller.deregister(registration, fd);
-        Links.forget(this);
-        synchronized (sendState) {
-            Posix.closeQuietly(fd);
         }
     }
 }

@@ -36,12 +36,16 @@ final class Usrsctp {
     static final int SO_RCVBUF = 8;
     static final int SHUT_WR = 1;
 
+    static final int SCTP_RTOINFO = 0x01;
+    static final int SCTP_ASSOCINFO = 0x02;
     static final int SCTP_INITMSG = 0x03;
     static final int SCTP_NODELAY = 0x04;
     static final int SCTP_ADAPTATION_LAYER = 0x08;
     static final int SCTP_PEER_ADDR_PARAMS = 0x0a;
     static final int SCTP_EVENT = 0x1e;
     static final int SCTP_RECVRCVINFO = 0x1f;
+    /** Not in usrsctp.h, but its socket options take it (FreeBSD's netinet/sctp.h). */
+    static final int SCTP_PEER_ADDR_THLDS = 0x23;
     /** Read-only: {@code struct sctp_status} of the (one) association of a one-to-one socket. */
     static final int SCTP_STATUS = 0x100;
     /** {@code struct sctp_status}: assoc id, state, rwnd, two counters, then the streams each way (usrsctp.h). */
@@ -60,6 +64,7 @@ final class Usrsctp {
     static final int SCTP_UNORDERED = 0x0400;
     static final int MSG_NOTIFICATION = 0x2000;
     static final int MSG_EOR = 0x80;
+    static final int SPP_HB_ENABLE = 0x01;
     static final int SPP_PMTUD_DISABLE = 0x10;
 
     static final int SCTP_ASSOC_CHANGE = 0x0001;

@@ -29,13 +29,13 @@ final class UsrsctpListening extends LoopListening {
     /**
      * Listens at {@code local} (that address only; port 0: a free one) on {@code loop}, whose {@code endpoint} the
      * packets come through (held for the listener, released if it fails); accepted associations offer
-     * {@code streams} streams each way and a path MTU of {@code mtu}.
+     * {@code streams} streams each way and a path MTU of {@code mtu}, and detect failures with {@code parameters}.
      */
     static UsrsctpListening open(Loop loop, Links.Endpoint endpoint, InetSocketAddress local, int mtu, int streams,
-            int adaptation) throws IOException {
+            int adaptation, org.rddp.transport.sctp.ProtocolParameters parameters) throws IOException {
         MemorySegment socket;
         try {
-            socket = SocketSetup.open(streams, adaptation, mtu);
+            socket = SocketSetup.open(streams, adaptation, mtu, parameters);
         } catch (IOException e) {
             endpoint.release();
             throw e;

@@ -134,6 +134,18 @@ final class UsrsctpSocket extends NativeSctpSocket {
     }
 
     @Override
+    public org.rddp.transport.sctp.ProtocolParameters protocolParameters() throws IOException {
+        if (!calls.tryEnter()) {
+            throw new IOException("the socket is closed");
+        }
+        try {
+            return SocketSetup.protocolParameters(socket);
+        } finally {
+            calls.exit();
+        }
+    }
+
+    @Override
     public boolean allSentAcknowledged() {
         if (!calls.tryEnter()) {
             return true; // closed: nothing of it can be reused

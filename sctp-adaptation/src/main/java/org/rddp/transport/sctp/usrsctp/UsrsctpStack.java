@@ -8,6 +8,7 @@ import java.net.SocketException;
 import org.rddp.loop.Loop;
 import org.rddp.loop.Poller;
 import org.rddp.transport.sctp.io.EpollPoller;
+import org.rddp.transport.sctp.ProtocolParameters;
 import org.rddp.transport.sctp.SctpStack;
 import org.rddp.transport.sctp.io.SharedLoops;
 
@@ -185,13 +186,13 @@ public final class UsrsctpStack implements SctpStack {
      */
     @Override
     public Connecting connect(Loop loop, InetSocketAddress local, InetSocketAddress remote, int streams,
-            int adaptation, Connected done) throws IOException {
+            int adaptation, ProtocolParameters parameters, Connected done) throws IOException {
         if (!loop.inLoop()) {
             throw new IllegalStateException("a connect starts on the loop it will live on, " + loop);
         }
         RawIpEndpoint raw = encapsulated ? null : LoopEndpoints.raw(loop);
         Links.Endpoint endpoint = encapsulated ? LoopEndpoints.udp(loop, local.getAddress(), false) : raw;
-        return PendingConnect.start(this, loop, endpoint, raw, local, remote, streams, adaptation, done);
+        return PendingConnect.start(this, loop, endpoint, raw, local, remote, streams, adaptation, parameters, done);
     }
 
     /**
@@ -207,11 +208,13 @@ public final class UsrsctpStack implements SctpStack {
     }
 
     @Override
-    public Listening listen(Loop loop, InetSocketAddress local, int streams, int adaptation) throws IOException {
+    public Listening listen(Loop loop, InetSocketAddress local, int streams, int adaptation,
+            ProtocolParameters parameters) throws IOException {
         // datagrams to this address and port arrive on this loop's socket, bound to it
         Links.Endpoint endpoint = encapsulated ? LoopEndpoints.udp(loop, local.getAddress(), true)
                 : LoopEndpoints.raw(loop);
-        return UsrsctpListening.open(loop, endpoint, local, sctpMtu(local.getAddress(), null), streams, adaptation);
+        return UsrsctpListening.open(loop, endpoint, local, sctpMtu(local.getAddress(), null), streams, adaptation,
+                parameters);
     }
 
     /** usrsctp's stack lives as long as the process; individual sockets are closed by their owners. */

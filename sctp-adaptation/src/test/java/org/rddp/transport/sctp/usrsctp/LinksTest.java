@@ -35,7 +35,7 @@ class LinksTest {
         final List<byte[]> sent = new CopyOnWriteArrayList<>();
 
         Recorder(boolean udp) throws Exception {
-            super(InetAddress.getByAddress(new byte[4]), udp, LOOP);
+            super(InetAddress.getByAddress(new byte[4]), udp, LOOP, -1); // no socket
         }
 
         @Override
