@@ -23,7 +23,9 @@ import org.rddp.transport.mpa.MpaOptions;
 import org.rddp.sctp.DdpSctp;
 import org.rddp.sctp.SessionControlChunk;
 import org.rddp.transport.sctp.ChunkTap;
+import org.rddp.transport.sctp.ProtocolParameters;
 import org.rddp.transport.sctp.SctpConnectionManager;
+import org.rddp.transport.sctp.SctpLimits;
 import org.rddp.transport.sctp.SctpStack;
 import org.rddp.transport.sctp.SctpStacks;
 import org.rddp.transport.sctp.usrsctp.UsrsctpStack;
@@ -108,6 +110,19 @@ public final class TransportOptions {
             + "answer during setup (a server: for a connection's MPA Request); default: ${DEFAULT-VALUE}")
     public int setupTimeoutSeconds = 10;
 
+    @Option(names = "--sctp-rto", split = ",", description = "SCTP: RTO.Initial,RTO.Min,RTO.Max in ms; default: "
+            + "1000,200,5000")
+    List<Long> sctpRto;
+
+    @Option(names = "--sctp-retrans", split = ",", description = "SCTP: Association.Max.Retrans,Path.Max.Retrans,"
+            + "the potentially-failed threshold (RFC 7829): timeouts in a row that end the association, fail a path, "
+            + "leave a path; default: 20,4,0")
+    List<Integer> sctpRetrans;
+
+    @Option(names = "--sctp-hb-interval", description = "SCTP: HB.interval in ms, how long an idle path waits to be "
+            + "probed; default: 1000")
+    Long sctpHeartbeat;
+
     @Option(names = "--trace-sessions", description = "SCTP: print every DDP session control message sent and "
             + "received (Initiate, Accept, Reject, Terminate and RFC 6581's enhanced ones), on stderr")
     boolean traceSessions;
@@ -132,8 +147,31 @@ public final class TransportOptions {
         return switch (transport) {
             case MPA -> new MpaConnectionManager(mpaOptions(), local, progress);
             case SCTP -> new SctpConnectionManager(sctpStack(), local, traceSessions ? this::trace : ChunkTap.NONE,
-                    progress);
+                    progress, SctpLimits.defaults(), protocolParameters());
         };
+    }
+
+    /** The SCTP protocol parameters these options make: the defaults with what was given instead. */
+    public ProtocolParameters protocolParameters() {
+        ProtocolParameters parameters = ProtocolParameters.defaults();
+        if (sctpRto != null) {
+            if (sctpRto.size() != 3) {
+                throw new IllegalArgumentException("--sctp-rto takes RTO.Initial,RTO.Min,RTO.Max in ms");
+            }
+            parameters = parameters.withRto(Duration.ofMillis(sctpRto.get(0)), Duration.ofMillis(sctpRto.get(1)),
+                    Duration.ofMillis(sctpRto.get(2)));
+        }
+        if (sctpRetrans != null) {
+            if (sctpRetrans.size() != 3) {
+                throw new IllegalArgumentException("--sctp-retrans takes Association.Max.Retrans,Path.Max.Retrans,"
+                        + "the potentially-failed threshold");
+            }
+            parameters = parameters.withRetransmissions(sctpRetrans.get(0), sctpRetrans.get(1), sctpRetrans.get(2));
+        }
+        if (sctpHeartbeat != null) {
+            parameters = parameters.withHeartbeatInterval(Duration.ofMillis(sctpHeartbeat));
+        }
+        return parameters;
     }
 
     /** Prints a session control message sent or received (the owner thread calls it); data chunks pass. */

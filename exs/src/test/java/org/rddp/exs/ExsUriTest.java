@@ -18,13 +18,15 @@ import org.rddp.loop.Progress;
 /** Transports chosen by URI, and the README's ten-line example, over each installed transport. */
 class ExsUriTest {
 
+    /** Over IPv4 and, with the address in brackets as URIs write it ({@code sctp://[::1]:7000}), over IPv6. */
     @ParameterizedTest
-    @ValueSource(strings = {"mpa", "sctp", "exs"})
-    void theReadmeExample(String scheme) throws Exception {
+    @org.junit.jupiter.params.provider.CsvSource({"mpa, 127.0.0.1", "sctp, 127.0.0.1", "exs, 127.0.0.1",
+        "mpa, [::1]", "sctp, [::1]"})
+    void theReadmeExample(String scheme, String host) throws Exception {
         int port = 30_000 + ThreadLocalRandom.current().nextInt(5000);
-        URI address = URI.create(scheme + "://127.0.0.1:" + port);
-        try (Exs server = Exs.open(URI.create(scheme + "://127.0.0.1"));
-                Exs client = Exs.open(URI.create(scheme + "://127.0.0.1"));
+        URI address = URI.create(scheme + "://" + host + ":" + port);
+        try (Exs server = Exs.open(URI.create(scheme + "://" + host));
+                Exs client = Exs.open(URI.create(scheme + "://" + host));
                 ExsQueue serverQueue = server.createQueue(ExsQueue.Driver.THREAD);
                 ExsQueue clientQueue = client.createQueue(ExsQueue.Driver.THREAD)) {
             // the README's example, a server and a client in one place

@@ -40,6 +40,28 @@ class PingCommandTest {
     }
 
     @Test
+    void pingsOverIpv6OnBothTransportsWithTheSctpParametersGiven() throws Exception {
+        for (List<String> transport : List.of(List.of("-t", "mpa"), List.of("-t", "sctp", "--sctp-rto",
+                "500,100,3000", "--sctp-retrans", "12,3,0", "--sctp-hb-interval", "2000"))) {
+            String port = Integer.toString(freePort());
+            List<String> common = new ArrayList<>(List.of("-a", "::1", "-p", port, "-V"));
+            common.addAll(transport);
+            Run[] runs = pair(common, List.of(), List.of("-C", "5"));
+            assertThat(runs[1].status()).as(transport + ": " + runs[1].err()).isZero();
+            assertThat(runs[1].out()).contains("client: 5 pings of 64 octets, data verified");
+            assertThat(runs[0].out()).contains("after 5 pings, data verified");
+        }
+    }
+
+    @Test
+    void sctpParametersOutOfOrderAreAClearError() throws Exception {
+        Run run = rddp("ping", "-c", "-a", "127.0.0.1", "-p", Integer.toString(freePort()), "-t", "sctp",
+                "--sctp-retrans", "10,4");
+        assertThat(run.status()).isNotZero();
+        assertThat(run.err()).contains("--sctp-retrans takes");
+    }
+
+    @Test
     void pingsOverMpaPeerToPeerWithoutCrc() throws Exception {
         for (String rtr : List.of("send", "write", "read")) {
             String port = Integer.toString(freePort());

@@ -27,17 +27,17 @@ class KernelSctpVmTest {
     private static final String SUITES = "org.rddp.transport.sctp.";
 
     /**
-     * The scenario suite over the kernel's SCTP; then, in the same boot, issue 32's hostile peer and loss (a raw
-     * initiator floods a server with chunks far ahead of their turn on 64 streams: its memory stays within the
-     * association's bound, and new Initiates are answered; small Writes cross a loopback that drops 2 % of its packets
-     * without their session being ended) and the session-control checks ({@code rddp interop}, this issue's cases
-     * among them) against this stack both ways.
+     * The scenario suite over the kernel's SCTP, on IPv4's loopback and on IPv6's; then, in the same boot, issue 32's
+     * hostile peer and loss (a raw initiator floods a server with chunks far ahead of their turn on 64 streams: its
+     * memory stays within the association's bound, and new Initiates are answered; small Writes cross a loopback that
+     * drops 2 % of its packets without their session being ended) and the session-control checks
+     * ({@code rddp interop}, this issue's cases among them) against this stack both ways.
      */
     @Test
     @Timeout(value = 20, unit = TimeUnit.MINUTES)
     void theScenarioSuiteAHostilePeerLossAndTheSessionChecksOverTheKernelsSctp() throws Exception {
-        String[] suites = {SUITES + "KernelSctpGuestSuite", SUITES + "KernelSctpHostileGuestSuite",
-            "org.rddp.check.KernelSctpChecksGuestSuite"};
+        String[] suites = {SUITES + "KernelSctpGuestSuite", SUITES + "KernelSctpIpv6GuestSuite",
+            SUITES + "KernelSctpHostileGuestSuite", "org.rddp.check.KernelSctpChecksGuestSuite"};
         Vm.Outcome outcome = Vm.run("kernel-sctp", List.of("--load", "sctp,sch_netem"), Vm.junit(List.of(), suites));
         outcome.output().lines().filter(line -> line.startsWith("HOSTILE") || line.startsWith("LOSS"))
                 .forEach(System.out::println);

@@ -52,7 +52,9 @@ import org.rddp.wire.MalformedFrameException;
  * {@link #attach} for Full Operation.
  */
 public final class MpaConnectionManager implements ConnectionManager {
+    /** IPv4's header and TCP's, without options; IPv6's header is 40 octets, not 20. */
     private static final int IP_AND_TCP_HEADERS = 40;
+    private static final int IPV6_AND_TCP_HEADERS = 60;
     private static final int TCP_TIMESTAMPS = 12;
     static final int LARGEST_IP_PACKET = 65535;
     /** IPv4's smallest MTU every host must take (RFC 791): the smallest {@link MpaOptions#mtu()}. */
@@ -164,8 +166,8 @@ public final class MpaConnectionManager implements ConnectionManager {
     }
 
     /**
-     * The MULPDU of a connection from {@code local} (RFC 5044 §4.5), from the EMSS its interface allows: every
-     * FPDU then fits one TCP segment.
+     * The MULPDU of a connection from {@code local} (RFC 5044 §4.5), from the EMSS its interface allows (IPv4's or
+     * IPv6's header, TCP's with timestamps): every FPDU then fits one TCP segment.
      */
     public static int mulpdu(InetAddress local, boolean markers) {
         return mulpdu(local, markers, 0);
@@ -173,8 +175,10 @@ public final class MpaConnectionManager implements ConnectionManager {
 
     /** {@link #mulpdu(InetAddress, boolean)} for a path MTU of {@code pathMtu} octets; 0 takes the interface's. */
     public static int mulpdu(InetAddress local, boolean markers, int pathMtu) {
+        int headers = (local instanceof java.net.Inet6Address ? IPV6_AND_TCP_HEADERS : IP_AND_TCP_HEADERS)
+                + TCP_TIMESTAMPS;
         if (pathMtu > 0) {
-            return MpaFpdu.mulpdu(pathMtu - IP_AND_TCP_HEADERS - TCP_TIMESTAMPS, markers);
+            return MpaFpdu.mulpdu(pathMtu - headers, markers);
         }
         int mtu = 1500;
         try {
@@ -185,7 +189,7 @@ public final class MpaConnectionManager implements ConnectionManager {
         } catch (SocketException e) {
             // Ethernet's MTU, the common case
         }
-        return MpaFpdu.mulpdu(mtu - IP_AND_TCP_HEADERS - TCP_TIMESTAMPS, markers);
+        return MpaFpdu.mulpdu(mtu - headers, markers);
     }
 
     @Override

@@ -16,6 +16,8 @@ final class MpaTransport implements TransportFixture {
             .AtomicInteger(10000 + java.util.concurrent.ThreadLocalRandom.current().nextInt(5000));
     private final MpaConnectionManager initiator;
     private final MpaConnectionManager responder;
+    /** Where both ends are: IPv4's loopback, or IPv6's. */
+    private final InetAddress address;
 
     /** Both sides with {@code options}. */
     MpaTransport(MpaOptions options) {
@@ -29,9 +31,14 @@ final class MpaTransport implements TransportFixture {
 
     /** Both sides with {@code options}, their loops driven as {@code progress} says (manual: by this thread). */
     MpaTransport(MpaOptions initiatorOptions, MpaOptions responderOptions, Progress progress) {
-        InetAddress loopback = InetAddress.getLoopbackAddress();
-        initiator = new MpaConnectionManager(initiatorOptions, loopback, progress);
-        responder = new MpaConnectionManager(responderOptions, loopback, progress);
+        this(initiatorOptions, responderOptions, progress, InetAddress.getLoopbackAddress());
+    }
+
+    /** As above, both ends at {@code address} (IPv6's loopback, say). */
+    MpaTransport(MpaOptions initiatorOptions, MpaOptions responderOptions, Progress progress, InetAddress address) {
+        this.address = address;
+        initiator = new MpaConnectionManager(initiatorOptions, address, progress);
+        responder = new MpaConnectionManager(responderOptions, address, progress);
     }
 
     @Override
@@ -46,13 +53,13 @@ final class MpaTransport implements TransportFixture {
 
     @Override
     public SocketAddress nextAddress() {
-        return new InetSocketAddress(InetAddress.getLoopbackAddress(), PORTS.incrementAndGet());
+        return new InetSocketAddress(address, PORTS.incrementAndGet());
     }
 
     @Override
     public int mulpdu() {
         int mtu = Math.min(mtuOf(initiator), mtuOf(responder));
-        return MpaConnectionManager.mulpdu(InetAddress.getLoopbackAddress(), initiator.options().markers()
+        return MpaConnectionManager.mulpdu(address, initiator.options().markers()
                 || responder.options().markers(), mtu == Integer.MAX_VALUE ? 0 : mtu);
     }
 

@@ -1,10 +1,6 @@
 package org.rddp.transport.sctp;
 
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-import org.rddp.sctp.DdpSctp;
 import org.rddp.transport.sctp.kernel.KernelSctpStack;
 import org.rddp.verbs.testing.ScenarioSuite;
 import org.rddp.verbs.testing.TransportFixture;
@@ -21,7 +17,7 @@ class KernelSctpGuestSuite extends ScenarioSuite {
         KernelSctpStack stack = KernelSctpStack.open();
         synchronized (KernelSctpGuestSuite.class) {
             if (maxMessage == 0) {
-                maxMessage = probeMaxMessage(stack, InetAddress.getLoopbackAddress());
+                maxMessage = SctpTransport.probeMaxMessage(stack, InetAddress.getLoopbackAddress());
             }
         }
         return SctpTransport.loopback(stack, maxMessage);
@@ -31,19 +27,5 @@ class KernelSctpGuestSuite extends ScenarioSuite {
     @org.junit.jupiter.api.Test
     void eachManagerAppliesItsOwnProtocolParametersToBothEnds() throws Exception {
         ProtocolParametersTest.appliedOnBothEnds(KernelSctpStack.open(), InetAddress.getLoopbackAddress());
-    }
-
-    /** The fragmentation point of an association on {@code address}: known only once one is up. */
-    static int probeMaxMessage(SctpStack stack, InetAddress address) throws Exception {
-        try (SctpStack.Listening listening = stack.listen(new InetSocketAddress(address, 0), 1,
-                DdpSctp.ADAPTATION_INDICATION)) {
-            CompletableFuture<SctpSocket> accepted = new CompletableFuture<>();
-            listening.start(accepted::complete);
-            try (SctpSocket client = stack.connect(new InetSocketAddress(address, 0), listening.address(), 1,
-                    DdpSctp.ADAPTATION_INDICATION);
-                    SctpSocket server = accepted.get(30, TimeUnit.SECONDS)) {
-                return Math.min(client.maxMessage(), server.maxMessage());
-            }
-        }
     }
 }

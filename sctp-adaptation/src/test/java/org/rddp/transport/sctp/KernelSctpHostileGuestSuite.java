@@ -185,7 +185,7 @@ class KernelSctpHostileGuestSuite {
     @Test
     void smallMessagesUnderLossKeepTheirSession() throws Exception {
         KernelSctpStack stack = KernelSctpStack.open();
-        int maxMessage = KernelSctpGuestSuite.probeMaxMessage(stack, LOOPBACK);
+        int maxMessage = SctpTransport.probeMaxMessage(stack, LOOPBACK);
         int writes = 20_000;
         int depth = 4096;
         int signalEvery = 256; // unsignaled Writes between, so that posts come fast and bundle into full packets

@@ -4,6 +4,9 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.rddp.sctp.DdpSctp;
 import org.rddp.loop.Progress;
 import org.rddp.transport.sctp.usrsctp.UsrsctpStack;
 import org.rddp.verbs.testing.TransportFixture;
@@ -54,6 +57,25 @@ final class SctpTransport implements TransportFixture {
         UsrsctpStack stack = UsrsctpStack.udp();
         InetAddress loopback = InetAddress.getLoopbackAddress();
         return new SctpTransport(stack, loopback, stack, loopback, stack.maxMessage() - 2, Progress.manual());
+    }
+
+    /** The fragmentation point of an association on {@code address}: known only once one is up. */
+    static int probeMaxMessage(SctpStack stack, InetAddress address) throws Exception {
+        try (SctpStack.Listening listening = stack.listen(new InetSocketAddress(address, 0), 1,
+                DdpSctp.ADAPTATION_INDICATION)) {
+            CompletableFuture<SctpSocket> accepted = new CompletableFuture<>();
+            listening.start(accepted::complete);
+            try (SctpSocket client = stack.connect(new InetSocketAddress(address, 0), listening.address(), 1,
+                    DdpSctp.ADAPTATION_INDICATION);
+                    SctpSocket server = accepted.get(30, TimeUnit.SECONDS)) {
+                return Math.min(client.maxMessage(), server.maxMessage());
+            }
+        }
+    }
+
+    /** Both ends on {@code stack} at {@code address} (IPv6's loopback, say), sized by a probe association. */
+    static SctpTransport at(SctpStack stack, InetAddress address) throws Exception {
+        return new SctpTransport(stack, address, stack, address, probeMaxMessage(stack, address) - 2);
     }
 
     @Override

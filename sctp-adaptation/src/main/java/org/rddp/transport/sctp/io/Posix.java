@@ -28,6 +28,10 @@ import java.nio.ByteOrder;
 @SuppressWarnings({"checkstyle:IllegalCatch", "restricted"}) // native access is the point of this class
 public final class Posix {
     public static final int AF_INET = 2;
+    public static final int AF_INET6 = 10;
+    public static final int IPPROTO_IPV6 = 41;
+    public static final int IPV6_MTU_DISCOVER = 23;
+    public static final int IPV6_V6ONLY = 26;
     public static final int SOCK_STREAM = 1;
     public static final int SOCK_DGRAM = 2;
     public static final int SOCK_RAW = 3;
@@ -67,6 +71,9 @@ public final class Posix {
     public static final int EFD_NONBLOCK = 0x800;
     public static final int EFD_CLOEXEC = 0x80000;
     public static final long SOCKADDR_IN_SIZE = 16;
+    public static final long SOCKADDR_IN6_SIZE = 28;
+    /** Room for any socket address a call may write (sockaddr_storage). */
+    public static final long SOCKADDR_STORAGE_SIZE = 128;
 
     public static final ValueLayout.OfShort U16_BE = JAVA_SHORT.withOrder(ByteOrder.BIG_ENDIAN);
     public static final ValueLayout.OfInt U32_BE = JAVA_INT.withOrder(ByteOrder.BIG_ENDIAN);
@@ -146,24 +153,64 @@ public final class Posix {
         return describe(errno(state));
     }
 
-    /** A sockaddr_in for an IPv4 socket address (the wildcard for null). */
+    /**
+     * A sockaddr_in for an IPv4 socket address, a sockaddr_in6 for an IPv6 one (with its scope id: a link-local
+     * address names its interface), sized exactly: pass {@code byteSize()} as its length. A null address is IPv4's
+     * wildcard.
+     */
     public static MemorySegment sockaddr(Arena arena, InetSocketAddress address) throws UnknownHostException {
+        InetAddress ip = address.getAddress();
+        if (ip instanceof java.net.Inet6Address v6) {
+            MemorySegment sockaddr = arena.allocate(SOCKADDR_IN6_SIZE, 4);
+            sockaddr.set(JAVA_SHORT, 0, (short) AF_INET6);
+            sockaddr.set(U16_BE, 2, (short) address.getPort());
+            MemorySegment.copy(MemorySegment.ofArray(v6.getAddress()), 0, sockaddr, 8, 16);
+            sockaddr.set(JAVA_INT, 24, v6.getScopeId());
+            return sockaddr;
+        }
+        if (ip != null && address.isUnresolved()) {
+            throw new UnknownHostException("unresolved: " + address);
+        }
         MemorySegment sockaddr = arena.allocate(SOCKADDR_IN_SIZE, 4);
         sockaddr.set(JAVA_SHORT, 0, (short) AF_INET);
         sockaddr.set(U16_BE, 2, (short) address.getPort());
-        byte[] ip = address.getAddress() == null ? new byte[4] : address.getAddress().getAddress();
-        if (ip.length != 4) {
-            throw new UnknownHostException("SCTP here takes IPv4 addresses, not " + address);
-        }
-        MemorySegment.copy(MemorySegment.ofArray(ip), 0, sockaddr, 4, 4);
+        byte[] bytes = ip == null ? new byte[4] : ip.getAddress();
+        MemorySegment.copy(MemorySegment.ofArray(bytes), 0, sockaddr, 4, 4);
         return sockaddr;
     }
 
-    /** The IPv4 socket address in a sockaddr_in. */
+    /** The socket address in a sockaddr_in or sockaddr_in6 (a segment of at least {@link #SOCKADDR_IN6_SIZE}). */
     public static InetSocketAddress address(MemorySegment sockaddr) throws UnknownHostException {
+        int port = sockaddr.get(U16_BE, 2) & 0xFFFF;
+        if (sockaddr.get(JAVA_SHORT, 0) == AF_INET6) {
+            byte[] ip = new byte[16];
+            MemorySegment.copy(sockaddr, 8, MemorySegment.ofArray(ip), 0, 16);
+            int scope = sockaddr.get(JAVA_INT, 24);
+            InetAddress address = scope != 0 ? java.net.Inet6Address.getByAddress(null, ip, scope)
+                    : InetAddress.getByAddress(ip); // a v4-mapped one comes back as IPv4
+            return new InetSocketAddress(address, port);
+        }
         byte[] ip = new byte[4];
         MemorySegment.copy(sockaddr, 4, MemorySegment.ofArray(ip), 0, 4);
-        return new InetSocketAddress(InetAddress.getByAddress(ip), sockaddr.get(U16_BE, 2) & 0xFFFF);
+        return new InetSocketAddress(InetAddress.getByAddress(ip), port);
+    }
+
+    /**
+     * {@code local} to bind a socket of {@code family} to: itself, or, when it is a wildcard (or null) of the other
+     * family, this family's wildcard.
+     */
+    public static InetSocketAddress bindable(InetSocketAddress local, int family) throws UnknownHostException {
+        InetAddress address = local.getAddress();
+        if ((address == null || address.isAnyLocalAddress()) && family(address) != family) {
+            return new InetSocketAddress(InetAddress.getByAddress(new byte[family == AF_INET6 ? 16 : 4]),
+                    local.getPort());
+        }
+        return local;
+    }
+
+    /** The address family of {@code address}: AF_INET6 for IPv6, else AF_INET (null: IPv4's wildcard). */
+    public static int family(InetAddress address) {
+        return address instanceof java.net.Inet6Address ? AF_INET6 : AF_INET;
     }
 
     /** An int option value. */
@@ -187,7 +234,7 @@ public final class Posix {
             throws IOException {
         long sent;
         try {
-            sent = (long) SENDTO.invokeExact(state, fd, packet, packet.byteSize(), 0, to, (int) SOCKADDR_IN_SIZE);
+            sent = (long) SENDTO.invokeExact(state, fd, packet, packet.byteSize(), 0, to, (int) to.byteSize());
         } catch (Throwable e) {
             throw new IOException(e);
         }

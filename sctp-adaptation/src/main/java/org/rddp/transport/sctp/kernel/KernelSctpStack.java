@@ -107,12 +107,13 @@ public final class KernelSctpStack implements SctpStack {
             throw new IllegalStateException("a connect starts on the loop it will live on, " + loop);
         }
         EpollPoller poller = (EpollPoller) loop.poller();
-        int fd = open(streams, adaptation, parameters);
+        int family = Posix.family(remote.getAddress());
+        int fd = open(family, streams, adaptation, parameters);
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = Posix.captureState(arena);
-            bind(fd, arena, state, new InetSocketAddress(local.getAddress(), local.getPort()));
+            bind(fd, arena, state, Posix.bindable(local, family));
             MemorySegment to = Posix.sockaddr(arena, remote);
-            int status = (int) Posix.CONNECT.invokeExact(state, fd, to, (int) Posix.SOCKADDR_IN_SIZE);
+            int status = (int) Posix.CONNECT.invokeExact(state, fd, to, (int) to.byteSize());
             if (status != 0 && Posix.errno(state) != Posix.EINPROGRESS) {
                 throw new IOException("SCTP connect to " + remote + " failed: " + Posix.describeErrno(state));
             }
@@ -192,7 +193,7 @@ public final class KernelSctpStack implements SctpStack {
     @Override
     public Listening listen(Loop loop, InetSocketAddress local, int streams, int adaptation,
             ProtocolParameters parameters) throws IOException {
-        int fd = open(streams, adaptation, parameters);
+        int fd = open(Posix.family(local.getAddress()), streams, adaptation, parameters);
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = Posix.captureState(arena);
             bind(fd, arena, state, local);
@@ -200,8 +201,8 @@ public final class KernelSctpStack implements SctpStack {
             if (status != 0) {
                 throw new IOException("SCTP listen on " + local + " failed: " + Posix.describeErrno(state));
             }
-            MemorySegment bound = arena.allocate(Posix.SOCKADDR_IN_SIZE, 4);
-            MemorySegment length = Posix.intValue(arena, (int) Posix.SOCKADDR_IN_SIZE);
+            MemorySegment bound = arena.allocate(Posix.SOCKADDR_STORAGE_SIZE, 8);
+            MemorySegment length = Posix.intValue(arena, (int) Posix.SOCKADDR_STORAGE_SIZE);
             status = (int) Posix.GETSOCKNAME.invokeExact(state, fd, bound, length);
             if (status != 0) {
                 throw new IOException("getsockname failed: " + Posix.describeErrno(state));
@@ -217,11 +218,15 @@ public final class KernelSctpStack implements SctpStack {
         }
     }
 
-    /** A non-blocking socket with what every DDP association needs (RFC 5043 §5.1, §8, §10); accepts inherit it. */
-    private static int open(int streams, int adaptation, ProtocolParameters parameters) throws IOException {
+    /**
+     * A non-blocking socket of {@code family} (AF_INET, or AF_INET6) with what every DDP association needs
+     * (RFC 5043 §5.1, §8, §10); accepts inherit it.
+     */
+    private static int open(int family, int streams, int adaptation, ProtocolParameters parameters)
+            throws IOException {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = Posix.captureState(arena);
-            int fd = (int) Posix.SOCKET.invokeExact(state, Posix.AF_INET,
+            int fd = (int) Posix.SOCKET.invokeExact(state, family,
                     Posix.SOCK_STREAM | Posix.SOCK_NONBLOCK | Posix.SOCK_CLOEXEC, Posix.IPPROTO_SCTP);
             if (fd < 0) {
                 throw new IOException("kernel SCTP socket failed: " + Posix.describeErrno(state) + " ("
@@ -298,8 +303,8 @@ public final class KernelSctpStack implements SctpStack {
     }
 
     private static void bind(int fd, Arena arena, MemorySegment state, InetSocketAddress local) throws Throwable {
-        int status = (int) Posix.BIND.invokeExact(state, fd, Posix.sockaddr(arena, local),
-                (int) Posix.SOCKADDR_IN_SIZE);
+        MemorySegment address = Posix.sockaddr(arena, local);
+        int status = (int) Posix.BIND.invokeExact(state, fd, address, (int) address.byteSize());
         if (status != 0) {
             throw new IOException("SCTP bind to " + local + " failed: " + Posix.describeErrno(state));
         }
@@ -326,7 +331,7 @@ public final class KernelSctpStack implements SctpStack {
         private final int id;
         private final Arena arena = Arena.ofShared();
         private final MemorySegment state = Posix.captureState(arena);
-        private final MemorySegment peer = arena.allocate(Posix.SOCKADDR_IN_SIZE, 4);
+        private final MemorySegment peer = arena.allocate(Posix.SOCKADDR_STORAGE_SIZE, 8);
         private final MemorySegment peerLength = arena.allocate(JAVA_INT);
 
         KernelListening(int fd, InetSocketAddress address, Loop loop) throws IOException {
@@ -340,7 +345,7 @@ public final class KernelSctpStack implements SctpStack {
         protected SctpSocket acceptOne() throws IOException {
             int accepted;
             try {
-                peerLength.set(JAVA_INT, 0, (int) Posix.SOCKADDR_IN_SIZE);
+                peerLength.set(JAVA_INT, 0, (int) Posix.SOCKADDR_STORAGE_SIZE);
                 accepted = (int) Posix.ACCEPT4.invokeExact(state, fd, peer, peerLength,
                         Posix.SOCK_NONBLOCK | Posix.SOCK_CLOEXEC);
             } catch (Throwable e) {

@@ -29,12 +29,14 @@ final class UdpEndpoint extends Links.Endpoint {
     private int holders;
     private final Arena arena = Arena.ofAuto();
     private final MemorySegment packet = arena.allocate(LARGEST_DATAGRAM, 8);
-    private final MemorySegment from = arena.allocate(Posix.SOCKADDR_IN_SIZE, 4);
+    private final MemorySegment from = arena.allocate(Posix.SOCKADDR_STORAGE_SIZE, 8);
     private final MemorySegment fromLength = arena.allocate(JAVA_INT);
+    /** The last datagram's sender address (a sockaddr_in or sockaddr_in6), {@link #lastLength} octets of it. */
+    private final MemorySegment lastFrom = arena.allocate(Posix.SOCKADDR_STORAGE_SIZE, 8);
+    private long lastLength;
     private final MemorySegment receiveState = Posix.captureState(arena);
     /** The link of the last datagram's sender: a loop usually hears one peer per endpoint. */
     private Links.Link lastLink;
-    private long lastFrom = -1;
 
     private UdpEndpoint(InetAddress local, int fd, int port, Loop loop,
             java.util.function.Consumer<UdpEndpoint> unused) throws IOException {
@@ -54,24 +56,27 @@ final class UdpEndpoint extends Links.Endpoint {
             java.util.function.Consumer<UdpEndpoint> unused) throws IOException {
         try (Arena setup = Arena.ofConfined()) {
             MemorySegment state = Posix.captureState(setup);
-            int fd = (int) Posix.SOCKET.invokeExact(state, Posix.AF_INET,
+            boolean v6 = Posix.family(local) == Posix.AF_INET6;
+            int fd = (int) Posix.SOCKET.invokeExact(state, Posix.family(local),
                     Posix.SOCK_DGRAM | Posix.SOCK_NONBLOCK | Posix.SOCK_CLOEXEC, 0);
             if (fd < 0) {
                 throw new IOException("UDP socket failed: " + Posix.describeErrno(state));
             }
             try {
                 Posix.socketBuffers(state, fd, socketBuffer);
-                int ignored = (int) Posix.SETSOCKOPT.invokeExact(state, fd, Posix.IPPROTO_IP, Posix.IP_MTU_DISCOVER,
+                // Don't Fragment (IPv6 never fragments on the way; this keeps the sender from doing it either)
+                int ignored = (int) Posix.SETSOCKOPT.invokeExact(state, fd, v6 ? Posix.IPPROTO_IPV6 : Posix.IPPROTO_IP,
+                        v6 ? Posix.IPV6_MTU_DISCOVER : Posix.IP_MTU_DISCOVER,
                         Posix.intValue(setup, Posix.IP_PMTUDISC_DO), 4);
-                int status = (int) Posix.BIND.invokeExact(state, fd, Posix.sockaddr(setup,
-                        new InetSocketAddress(local, port)), (int) Posix.SOCKADDR_IN_SIZE);
+                MemorySegment address = Posix.sockaddr(setup, new InetSocketAddress(local, port));
+                int status = (int) Posix.BIND.invokeExact(state, fd, address, (int) address.byteSize());
                 if (status != 0) {
                     throw new IOException("cannot bind UDP " + local.getHostAddress() + ":" + port + " for SCTP over "
                             + "UDP (RFC 6951): " + Posix.describeErrno(state));
                 }
-                MemorySegment bound = setup.allocate(Posix.SOCKADDR_IN_SIZE, 4);
+                MemorySegment bound = setup.allocate(Posix.SOCKADDR_STORAGE_SIZE, 8);
                 status = (int) Posix.GETSOCKNAME.invokeExact(state, fd, bound,
-                        Posix.intValue(setup, (int) Posix.SOCKADDR_IN_SIZE));
+                        Posix.intValue(setup, (int) Posix.SOCKADDR_STORAGE_SIZE));
                 if (status != 0) {
                     throw new IOException("getsockname failed: " + Posix.describeErrno(state));
                 }
@@ -123,7 +128,7 @@ final class UdpEndpoint extends Links.Endpoint {
     int receive(int most) {
         int i = 0;
         for (; i < most && open; i++) {
-            fromLength.set(JAVA_INT, 0, (int) Posix.SOCKADDR_IN_SIZE);
+            fromLength.set(JAVA_INT, 0, (int) Posix.SOCKADDR_STORAGE_SIZE);
             long received;
             try {
                 received = (long) Posix.RECVFROM.invokeExact(receiveState, fd, packet, (long) LARGEST_DATAGRAM, 0,
@@ -144,14 +149,16 @@ final class UdpEndpoint extends Links.Endpoint {
 
     /** The link of the datagram's sender, or null when there are too many peers (its packets are dropped). */
     private Links.Link linkOf(MemorySegment sender) {
-        long key = (long) sender.get(JAVA_INT, 4) << 16 | sender.get(Posix.U16_BE, 2) & 0xFFFF;
-        if (key == lastFrom && !lastLink.freed) {
+        long length = Math.min(fromLength.get(JAVA_INT, 0), Posix.SOCKADDR_IN6_SIZE);
+        if (lastLink != null && length == lastLength && !lastLink.freed
+                && MemorySegment.mismatch(sender, 0, length, lastFrom, 0, length) == -1) {
             return lastLink;
         }
         try {
             Links.Link link = Links.udpLink(Posix.address(sender), this);
             lastLink = link;
-            lastFrom = key;
+            MemorySegment.copy(sender, 0, lastFrom, 0, length);
+            lastLength = length;
             return link;
         } catch (IOException e) {
             return null;

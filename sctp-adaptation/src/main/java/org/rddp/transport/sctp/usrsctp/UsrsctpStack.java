@@ -36,6 +36,7 @@ public final class UsrsctpStack implements SctpStack {
     /** System property fixing the path MTU (IP packet size) of every association instead of the interface's. */
     public static final String PATH_MTU_PROPERTY = "rddp.usrsctp.pmtu";
     private static final int IP_HEADER = 20;
+    private static final int IPV6_HEADER = 40;
     private static final int UDP_HEADER = 8;
     static final int SCTP_COMMON_HEADER = 12;
     private static final int DATA_CHUNK_HEADER = 16;
@@ -144,7 +145,9 @@ public final class UsrsctpStack implements SctpStack {
 
     /** The largest SCTP packet (common header and chunks) that avoids IP fragmentation between the two. */
     int sctpMtu(InetAddress local, InetAddress remote) {
-        return (ipMtu(local, remote) - IP_HEADER - (encapsulated ? UDP_HEADER : 0)) & ~3;
+        InetAddress either = remote != null ? remote : local;
+        int ipHeader = either instanceof java.net.Inet6Address ? IPV6_HEADER : IP_HEADER;
+        return (ipMtu(local, remote) - ipHeader - (encapsulated ? UDP_HEADER : 0)) & ~3;
     }
 
     /**
@@ -190,8 +193,12 @@ public final class UsrsctpStack implements SctpStack {
         if (!loop.inLoop()) {
             throw new IllegalStateException("a connect starts on the loop it will live on, " + loop);
         }
+        rawOverIpv4(remote.getAddress());
         RawIpEndpoint raw = encapsulated ? null : LoopEndpoints.raw(loop);
-        Links.Endpoint endpoint = encapsulated ? LoopEndpoints.udp(loop, local.getAddress(), false) : raw;
+        // a wildcard of the other family than the peer's: this family's, so that the UDP socket can reach it
+        InetAddress from = org.rddp.transport.sctp.io.Posix.bindable(local,
+                org.rddp.transport.sctp.io.Posix.family(remote.getAddress())).getAddress();
+        Links.Endpoint endpoint = encapsulated ? LoopEndpoints.udp(loop, from, false) : raw;
         return PendingConnect.start(this, loop, endpoint, raw, local, remote, streams, adaptation, parameters, done);
     }
 
@@ -210,11 +217,20 @@ public final class UsrsctpStack implements SctpStack {
     @Override
     public Listening listen(Loop loop, InetSocketAddress local, int streams, int adaptation,
             ProtocolParameters parameters) throws IOException {
+        rawOverIpv4(local.getAddress());
         // datagrams to this address and port arrive on this loop's socket, bound to it
         Links.Endpoint endpoint = encapsulated ? LoopEndpoints.udp(loop, local.getAddress(), true)
                 : LoopEndpoints.raw(loop);
         return UsrsctpListening.open(loop, endpoint, local, sctpMtu(local.getAddress(), null), streams, adaptation,
                 parameters);
+    }
+
+    /** SCTP straight over IP runs over IPv4 only here (its raw socket reads IPv4 headers); over UDP, both. */
+    private void rawOverIpv4(InetAddress address) throws IOException {
+        if (!encapsulated && address instanceof java.net.Inet6Address) {
+            throw new IOException("SCTP straight over IPv6 is not supported by the usrsctp backend (its raw socket is "
+                    + "IPv4's): use SCTP over UDP (UsrsctpStack.udp()) or kernel SCTP for " + address);
+        }
     }
 
     /** usrsctp's stack lives as long as the process; individual sockets are closed by their owners. */
