@@ -54,6 +54,11 @@ public final class Completions {
     /** The event handler for the queue pairs whose completions these are. */
     public QpEventHandler events() {
         return (pair, event, terminate, detail) -> {
+            if (event == QpEvent.PATH_MIGRATED) { // the connection goes on: told, with when
+                System.err.println("rddp: " + java.time.Instant.now() + " path change on queue pair "
+                        + pair.number() + ": " + detail);
+                return;
+            }
             if (event == QpEvent.TERMINATE_SENT || event == QpEvent.TERMINATE_RECEIVED) {
                 terminated = (event == QpEvent.TERMINATE_SENT ? "sent" : "received") + " a Terminate: " + detail;
             }

@@ -119,6 +119,10 @@ public final class TransportOptions {
             + "leave a path; default: 20,4,0")
     List<Integer> sctpRetrans;
 
+    @Option(names = "--multihome", split = ",", description = "SCTP: further local addresses each association binds "
+            + "besides the first, so that it outlives a failed path (multi-homing; kernel SCTP)")
+    List<InetAddress> multihome = List.of();
+
     @Option(names = "--sctp-hb-interval", description = "SCTP: HB.interval in ms, how long an idle path waits to be "
             + "probed; default: 1000")
     Long sctpHeartbeat;
@@ -146,8 +150,10 @@ public final class TransportOptions {
     public ConnectionManager open(InetAddress local, Progress progress) throws IOException {
         return switch (transport) {
             case MPA -> new MpaConnectionManager(mpaOptions(), local, progress);
-            case SCTP -> new SctpConnectionManager(sctpStack(), local, traceSessions ? this::trace : ChunkTap.NONE,
-                    progress, SctpLimits.defaults(), protocolParameters());
+            case SCTP -> new SctpConnectionManager(sctpStack(), java.util.stream.Stream.concat(
+                    java.util.stream.Stream.of(local), multihome.stream()).toList(),
+                    traceSessions ? this::trace : ChunkTap.NONE, progress, SctpLimits.defaults(),
+                    protocolParameters());
         };
     }
 

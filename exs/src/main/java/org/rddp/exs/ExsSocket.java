@@ -565,14 +565,14 @@ public final class ExsSocket {
 
     /** A queue pair event, on the transport's thread: handed over to run under the lock ({@link #event}). */
     private void handOver(QueuePair from, QpEvent event, TerminateHeader terminate, String detail) {
-        if (event != QpEvent.ESTABLISHED) {
+        if (event != QpEvent.ESTABLISHED && event != QpEvent.PATH_MIGRATED) { // a path change: the connection goes on
             queue.underLock(() -> event(from, event, terminate, detail));
         }
     }
 
     /** A queue pair event, handed over by the transport's thread. Under the lock. */
     private void event(QueuePair from, QpEvent event, TerminateHeader terminate, String detail) {
-        if (event == QpEvent.ESTABLISHED) {
+        if (event == QpEvent.ESTABLISHED || event == QpEvent.PATH_MIGRATED) {
             return;
         }
         if (connection == null || from != connection.qp || (state != State.CONNECTED

@@ -209,4 +209,10 @@ public final class RdmapEngine implements LlpSink {
         assert onOwner();
         termination.onClosed(graceful, reason);
     }
+
+    @Override
+    public void onPathChanged(String detail) {
+        assert onOwner();
+        s.queues.event(QpEvent.PATH_MIGRATED, null, detail);
+    }
 }

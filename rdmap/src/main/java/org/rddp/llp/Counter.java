@@ -31,6 +31,11 @@ public enum Counter {
      * one stack per process).
      */
     SCTP_RETRANSMISSIONS("SCTP retransmissions"),
+    /**
+     * Changes of an SCTP association's paths the stack reported (a path failed, potentially failed, came back, was
+     * added, or became the primary): each reaches the association's queue pairs as {@code PATH_MIGRATED}.
+     */
+    SCTP_PATH_CHANGES("SCTP path changes"),
     /** SCTP packets usrsctp was not given: their CRC32c did not match (RFC 9260 §6.8). */
     SCTP_BAD_CHECKSUMS("SCTP packets with a bad checksum"),
     /**

@@ -45,4 +45,12 @@ public interface LlpSink {
      * {@link LlpStream#close} on either side, false when it was lost or aborted.
      */
     void onClosed(boolean graceful, String reason);
+
+    /**
+     * The stream's path changed (a multi-homed SCTP association's path failed, came back, or another became the
+     * primary); the stream goes on. {@code detail} says which, for a person.
+     */
+    default void onPathChanged(String detail) {
+        // a sink that does not care
+    }
 }

@@ -11,5 +11,10 @@ public enum QpEvent {
     /** The LLP stream failed or was aborted. */
     CONNECTION_LOST,
     /** The stream closed gracefully. */
-    DISCONNECTED
+    DISCONNECTED,
+    /**
+     * The LLP moved the stream to another path and the connection goes on, nothing lost (verbs' path migration): an
+     * SCTP association's path failed, came back or stopped being the primary. The detail names the paths.
+     */
+    PATH_MIGRATED
 }

@@ -463,6 +463,7 @@ final class DdpAssociation {
                 case SctpSocket.ReceivedMessage.NOT_STARTED -> "the SCTP association could not be set up";
                 default -> "the SCTP association ended";
             });
+            case SctpSocket.ReceivedMessage.PATH_CHANGE -> pathChanged(message.path, message.value);
             case SctpSocket.ReceivedMessage.DATA -> {
                 if (!adaptationSeen) {
                     // the indication comes with INIT/INIT-ACK, before any data: without it, no DDP here (§5.1)
@@ -477,6 +478,23 @@ final class DdpAssociation {
                 session(message.streamId).onChunk(message, receiveBuffer, length);
             }
             default -> { }
+        }
+    }
+
+    /**
+     * One of the association's paths changed (multi-homed, RFC 9260 §6.4): counted, logged, and told to the queue
+     * pairs of its sessions ({@code PATH_MIGRATED}), with the path the association sends to now. Owner thread.
+     */
+    private void pathChanged(java.net.InetSocketAddress path, int state) {
+        counters.increment(Counter.SCTP_PATH_CHANGES);
+        java.util.List<SctpSocket.Path> paths = socket.paths();
+        String detail = "the path to " + path + " is " + (state >= 0
+                && state < SctpSocket.ReceivedMessage.PATH_STATES.size()
+                ? SctpSocket.ReceivedMessage.PATH_STATES.get(state) : "in state " + state)
+                + (paths.isEmpty() ? "" : "; paths: " + paths);
+        LOG.log(System.Logger.Level.DEBUG, "{0}: {1}", name, detail);
+        for (int i = 0; i < made.size(); i++) {
+            made.get(i).pathChanged(detail);
         }
     }
 

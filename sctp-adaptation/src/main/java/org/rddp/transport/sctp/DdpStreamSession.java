@@ -318,6 +318,14 @@ final class DdpStreamSession implements LlpStream, SessionStateMachine.Effects {
         }
     }
 
+    /** The association's path changed: the queue pair bound to this session, if any, hears it. Owner thread. */
+    void pathChanged(String detail) {
+        LlpSink current = sink;
+        if (current != null) {
+            current.onPathChanged(detail);
+        }
+    }
+
     void lost(String reason) {
         machine.lost(reason);
         window.reset(); // what it held goes back to the budget

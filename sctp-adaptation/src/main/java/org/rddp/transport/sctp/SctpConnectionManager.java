@@ -58,6 +58,8 @@ public final class SctpConnectionManager implements ConnectionManager {
     /** Its counters, its queue pairs and its MBean. */
     private final ManagedQueuePairs managed;
     private final InetAddress localAddress;
+    /** Further local addresses every association binds (multi-homing); empty by default (RFC 5043 §7.2). */
+    private final java.util.List<InetAddress> moreLocal;
     /** How its sockets detect failed paths and dead peers. */
     private final ProtocolParameters parameters;
     private final Loop[] loops;
@@ -118,6 +120,24 @@ public final class SctpConnectionManager implements ConnectionManager {
      */
     public SctpConnectionManager(SctpStack stack, InetAddress localAddress, ChunkTap tap, Progress progress,
             SctpLimits limits, ProtocolParameters parameters) {
+        this(stack, localAddress, java.util.List.of(), tap, progress, limits, parameters);
+    }
+
+    /**
+     * A multi-homed manager (RFC 9260 §6.4): every association it makes or accepts binds all of
+     * {@code localAddresses} (the first is the one connects start from), which the peer learns from the INIT or
+     * INIT ACK, so that the association outlives the failure of a path. Kernel SCTP only: usrsctp here carries one
+     * path per association, and refuses more. RFC 5043 §7.2: multi-homing is for fault tolerance, not load balancing.
+     */
+    public SctpConnectionManager(SctpStack stack, java.util.List<InetAddress> localAddresses, ChunkTap tap,
+            Progress progress, SctpLimits limits, ProtocolParameters parameters) {
+        this(stack, localAddresses.getFirst(), localAddresses.subList(1, localAddresses.size()), tap, progress,
+                limits, parameters);
+    }
+
+    private SctpConnectionManager(SctpStack stack, InetAddress localAddress, java.util.List<InetAddress> moreLocal,
+            ChunkTap tap, Progress progress, SctpLimits limits, ProtocolParameters parameters) {
+        this.moreLocal = java.util.List.copyOf(moreLocal);
         this.parameters = java.util.Objects.requireNonNull(parameters, "parameters");
         this.limits = java.util.Objects.requireNonNull(limits, "limits");
         this.stack = java.util.Objects.requireNonNull(stack, "stack");
@@ -163,7 +183,7 @@ public final class SctpConnectionManager implements ConnectionManager {
     @Override
     public Listener listen(SocketAddress address, Consumer<ConnectionRequest> handler) throws IOException {
         InetSocketAddress local = (InetSocketAddress) address;
-        SctpStack.Listening listening = stack.listen(nextLoop(), local, limits.streams(),
+        SctpStack.Listening listening = stack.listen(nextLoop(), local, moreLocal, limits.streams(),
                 DdpSctp.ADAPTATION_INDICATION, parameters);
         listenings.add(listening);
         listening.start(socket -> {
@@ -334,7 +354,7 @@ public final class SctpConnectionManager implements ConnectionManager {
         DdpAssociation[] made = new DdpAssociation[1];
         SctpStack.Connecting connecting;
         try {
-            connecting = stack.connect(loop, new InetSocketAddress(localAddress, 0), route.remote(),
+            connecting = stack.connect(loop, new InetSocketAddress(localAddress, 0), moreLocal, route.remote(),
                     limits.streams(), DdpSctp.ADAPTATION_INDICATION, parameters, (socket, failure) -> {
                         if (socket == null) {
                             outbound.remove(route, created);

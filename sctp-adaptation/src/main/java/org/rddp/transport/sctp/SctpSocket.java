@@ -2,6 +2,7 @@ package org.rddp.transport.sctp;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
 
 /**
  * One SCTP association as a one-to-one socket (RFC 6458 style), as small as the adaptation needs. Non-blocking:
@@ -81,6 +82,31 @@ public interface SctpSocket extends AutoCloseable {
         throw new IOException("this socket does not tell its protocol parameters");
     }
 
+    /**
+     * One of the association's paths (a peer address), as the stack sees it now: {@code state} is active,
+     * potentially failed, inactive or unconfirmed; {@code primary} whether it is the primary path (with several
+     * active ones, the one the traffic goes to; a potentially failed primary's traffic goes to an active one).
+     */
+    record Path(InetSocketAddress address, String state, boolean primary, java.time.Duration rto) {
+        @Override
+        public String toString() {
+            return address + " " + state + (primary ? " (primary)" : "");
+        }
+    }
+
+    /** The association's paths, as the stack sees them now; empty when it does not say. Owner thread. */
+    default java.util.List<Path> paths() {
+        return java.util.List.of();
+    }
+
+    /**
+     * The peer address the association sends to now (its primary path), or null when the stack does not say.
+     * Owner thread.
+     */
+    default InetSocketAddress primaryPath() {
+        return null;
+    }
+
     /** Outbound streams of the association (equal to the inbound ones on a DDP association, RFC 5043 §8). */
     int streams();
 
@@ -121,6 +147,14 @@ public interface SctpSocket extends AutoCloseable {
         public static final int SHUTDOWN = 3;
         /** Any other notification. */
         public static final int OTHER = 4;
+        /**
+         * One of the association's paths changed (SCTP_PEER_ADDR_CHANGE): {@link #path} is its peer address,
+         * {@link #value} what happened ({@link #PATH_STATES}, by the kernel's code points).
+         */
+        public static final int PATH_CHANGE = 5;
+        /** What {@link #PATH_CHANGE}'s value means, by index: RFC 6458 §6.1.2's states. */
+        public static final java.util.List<String> PATH_STATES = java.util.List.of("available",
+                "unreachable", "removed", "added", "made the primary path", "confirmed", "potentially failed");
 
         /** One of the constants above. */
         public int kind;
@@ -135,6 +169,8 @@ public interface SctpSocket extends AutoCloseable {
         /** {@link #ADAPTATION}: the indication; {@link #ASSOCIATION_DOWN}: {@link #LOST}, {@link #SHUT_DOWN},
          * {@link #NOT_STARTED}, or 0 (the socket ended without saying). */
         public int value;
+        /** {@link #PATH_CHANGE}: the path's peer address. */
+        public InetSocketAddress path;
 
         /** An empty description, filled by {@link SctpSocket#receive}. */
         public ReceivedMessage() {

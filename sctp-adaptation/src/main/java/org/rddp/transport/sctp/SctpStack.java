@@ -33,12 +33,25 @@ public interface SctpStack extends AutoCloseable {
      * stack sets no deadline of its own (the caller does, with {@link Loop#schedule}, and
      * {@linkplain Connecting#abandon() abandons} what is late).
      *
-     * The socket detects failures with {@code parameters} (RTO bounds, retransmission limits, heartbeats).
+     * The socket detects failures with {@code parameters} (RTO bounds, retransmission limits, heartbeats), and binds
+     * the addresses of {@code moreLocal} besides {@code local}'s (multi-homing, RFC 9260 §6.4; RFC 5043 §7.2 binds
+     * one unless the user asks for more): the peer learns them from the INIT.
      *
-     * @throws IOException the association could not even be started (no socket, no route); {@code done} never runs
+     * @throws IOException the association could not even be started (no socket, no route, a stack that cannot bind
+     *                     more than one address); {@code done} never runs
      */
-    Connecting connect(Loop loop, InetSocketAddress local, InetSocketAddress remote, int streams, int adaptation,
-            ProtocolParameters parameters, Connected done) throws IOException;
+    Connecting connect(Loop loop, InetSocketAddress local, java.util.List<java.net.InetAddress> moreLocal,
+            InetSocketAddress remote, int streams, int adaptation, ProtocolParameters parameters, Connected done)
+            throws IOException;
+
+    /**
+     * {@link #connect(Loop, InetSocketAddress, java.util.List, InetSocketAddress, int, int, ProtocolParameters,
+     * Connected)} bound to {@code local} only.
+     */
+    default Connecting connect(Loop loop, InetSocketAddress local, InetSocketAddress remote, int streams,
+            int adaptation, ProtocolParameters parameters, Connected done) throws IOException {
+        return connect(loop, local, java.util.List.of(), remote, streams, adaptation, parameters, done);
+    }
 
     /**
      * {@link #connect(Loop, InetSocketAddress, InetSocketAddress, int, int, ProtocolParameters, Connected)} with
@@ -119,11 +132,18 @@ public interface SctpStack extends AutoCloseable {
     }
 
     /**
-     * Listens at {@code local} (that address only), on {@code loop}; accepted associations offer {@code streams}
-     * streams each way, detect failures with {@code parameters}, and live on the same loop.
+     * Listens at {@code local} (that address only, and those of {@code moreLocal}: multi-homing), on {@code loop};
+     * accepted associations offer {@code streams} streams each way, detect failures with {@code parameters}, and
+     * live on the same loop.
      */
-    Listening listen(Loop loop, InetSocketAddress local, int streams, int adaptation, ProtocolParameters parameters)
-            throws IOException;
+    Listening listen(Loop loop, InetSocketAddress local, java.util.List<java.net.InetAddress> moreLocal, int streams,
+            int adaptation, ProtocolParameters parameters) throws IOException;
+
+    /** {@link #listen(Loop, InetSocketAddress, java.util.List, int, int, ProtocolParameters)} at {@code local} only. */
+    default Listening listen(Loop loop, InetSocketAddress local, int streams, int adaptation,
+            ProtocolParameters parameters) throws IOException {
+        return listen(loop, local, java.util.List.of(), streams, adaptation, parameters);
+    }
 
     /** {@link #listen(Loop, InetSocketAddress, int, int, ProtocolParameters)} with the default parameters. */
     default Listening listen(Loop loop, InetSocketAddress local, int streams, int adaptation) throws IOException {

@@ -99,14 +99,16 @@ final class RemoteSctpStack implements SctpStack {
     }
 
     @Override
-    public Connecting connect(org.rddp.loop.Loop loop, InetSocketAddress local, InetSocketAddress remote,
-            int streams, int adaptation, ProtocolParameters parameters, Connected done) throws IOException {
+    public Connecting connect(org.rddp.loop.Loop loop, InetSocketAddress local,
+            java.util.List<java.net.InetAddress> moreLocal, InetSocketAddress remote, int streams, int adaptation,
+            ProtocolParameters parameters, Connected done) throws IOException {
         throw new IOException("the remote stack only listens");
     }
 
     @Override
-    public Listening listen(org.rddp.loop.Loop loop, InetSocketAddress local, int streams, int adaptation,
-            ProtocolParameters parameters) throws IOException { // the remote process's stack has its defaults
+    public Listening listen(org.rddp.loop.Loop loop, InetSocketAddress local,
+            java.util.List<java.net.InetAddress> moreLocal, int streams, int adaptation, ProtocolParameters parameters)
+            throws IOException { // the remote process's stack: one address, its own defaults
         int port = local.getPort();
         java.util.concurrent.CompletableFuture<Void> up = new java.util.concurrent.CompletableFuture<>();
         listening.put(port, up);

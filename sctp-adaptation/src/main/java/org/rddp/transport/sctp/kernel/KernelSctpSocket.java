@@ -143,6 +143,12 @@ final class KernelSctpSocket extends NativeSctpSocket {
         into.complete = (flags & Native.MSG_EOR) != 0;
         if ((flags & Native.MSG_NOTIFICATION) != 0) {
             describeNotification(buffer, received, into, NOTIFICATIONS);
+            if ((buffer.get(JAVA_SHORT, 0) & 0xFFFF) == Native.SCTP_PEER_ADDR_CHANGE
+                    && received >= Native.PADDR_CHANGE_SIZE) {
+                into.kind = ReceivedMessage.PATH_CHANGE;
+                into.value = buffer.get(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, Native.PADDR_CHANGE_STATE);
+                into.path = Posix.address(buffer.asSlice(Native.PADDR_CHANGE_ADDRESS, Posix.SOCKADDR_IN6_SIZE));
+            }
             return received;
         }
         into.kind = ReceivedMessage.DATA;
@@ -225,6 +231,67 @@ final class KernelSctpSocket extends NativeSctpSocket {
             throw e;
         } catch (Throwable e) {
             throw new IOException(e);
+        }
+    }
+
+    @Override
+    public java.util.List<Path> paths() {
+        if (!calls.tryEnter()) {
+            return java.util.List.of();
+        }
+        try (Arena local = Arena.ofConfined()) {
+            MemorySegment addresses = option(local, Native.SCTP_GET_PEER_ADDRS, 4096);
+            int count = addresses.get(JAVA_INT, 4);
+            InetSocketAddress primary = primaryPathOn(local);
+            java.util.List<Path> paths = new java.util.ArrayList<>(count);
+            long at = 8;
+            for (int i = 0; i < count && at + Posix.SOCKADDR_IN_SIZE <= addresses.byteSize(); i++) {
+                boolean v6 = addresses.get(JAVA_SHORT, at) == Posix.AF_INET6;
+                long size = v6 ? Posix.SOCKADDR_IN6_SIZE : Posix.SOCKADDR_IN_SIZE;
+                MemorySegment info = local.allocate(Native.PADDRINFO_SIZE, 8);
+                MemorySegment.copy(addresses, at, info, Native.PADDRINFO_ADDRESS, size);
+                MemorySegment length = Posix.intValue(local, (int) Native.PADDRINFO_SIZE);
+                int result = (int) Posix.GETSOCKOPT.invokeExact(sendState, fd, Posix.IPPROTO_SCTP,
+                        Native.SCTP_GET_PEER_ADDR_INFO, info, length);
+                InetSocketAddress address = Posix.address(info.asSlice(Native.PADDRINFO_ADDRESS,
+                        Posix.SOCKADDR_IN6_SIZE));
+                int state = result != 0 ? -1 : info.get(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED,
+                        Native.PADDRINFO_STATE);
+                paths.add(new Path(address, switch (state) {
+                    case 0 -> "inactive";
+                    case 1 -> "potentially failed";
+                    case 2 -> "active";
+                    case 3 -> "unconfirmed";
+                    default -> "unknown";
+                }, address.equals(primary), java.time.Duration.ofMillis(Integer.toUnsignedLong(info.get(
+                        java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, Native.PADDRINFO_RTO)))));
+                at += size;
+            }
+            return paths;
+        } catch (Throwable e) {
+            return java.util.List.of(); // the association is failing: it has none to tell
+        } finally {
+            calls.exit();
+        }
+    }
+
+    private InetSocketAddress primaryPathOn(Arena local) throws IOException {
+        MemorySegment value = option(local, Native.SCTP_STATUS, Native.STATUS_SIZE);
+        return Posix.address(value.asSlice(Native.STATUS_PRIMARY_ADDRESS, Posix.SOCKADDR_IN6_SIZE));
+    }
+
+    @Override
+    public InetSocketAddress primaryPath() {
+        if (!calls.tryEnter()) {
+            return null;
+        }
+        try (Arena local = Arena.ofConfined()) {
+            MemorySegment value = option(local, Native.SCTP_STATUS, Native.STATUS_SIZE);
+            return Posix.address(value.asSlice(Native.STATUS_PRIMARY_ADDRESS, Posix.SOCKADDR_IN6_SIZE));
+        } catch (IOException e) {
+            return null; // the association is failing: it has none
+        } finally {
+            calls.exit();
         }
     }
 

@@ -8,6 +8,7 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import org.rddp.transport.sctp.io.Posix;
 import org.rddp.loop.Loop;
@@ -101,8 +102,9 @@ public final class KernelSctpStack implements SctpStack {
      * the socket's {@code SO_ERROR}. Loop thread.
      */
     @Override
-    public Connecting connect(Loop loop, InetSocketAddress local, InetSocketAddress remote, int streams,
-            int adaptation, ProtocolParameters parameters, Connected done) throws IOException {
+    public Connecting connect(Loop loop, InetSocketAddress local, java.util.List<InetAddress> moreLocal,
+            InetSocketAddress remote, int streams, int adaptation, ProtocolParameters parameters, Connected done)
+            throws IOException {
         if (!loop.inLoop()) {
             throw new IllegalStateException("a connect starts on the loop it will live on, " + loop);
         }
@@ -112,6 +114,7 @@ public final class KernelSctpStack implements SctpStack {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = Posix.captureState(arena);
             bind(fd, arena, state, Posix.bindable(local, family));
+            bindMore(fd, arena, state, moreLocal, moreLocal.isEmpty() ? 0 : boundPort(fd, arena, state));
             MemorySegment to = Posix.sockaddr(arena, remote);
             int status = (int) Posix.CONNECT.invokeExact(state, fd, to, (int) to.byteSize());
             if (status != 0 && Posix.errno(state) != Posix.EINPROGRESS) {
@@ -191,12 +194,17 @@ public final class KernelSctpStack implements SctpStack {
     }
 
     @Override
-    public Listening listen(Loop loop, InetSocketAddress local, int streams, int adaptation,
-            ProtocolParameters parameters) throws IOException {
+    public Listening listen(Loop loop, InetSocketAddress local, java.util.List<InetAddress> moreLocal, int streams,
+            int adaptation, ProtocolParameters parameters) throws IOException {
         int fd = open(Posix.family(local.getAddress()), streams, adaptation, parameters);
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = Posix.captureState(arena);
             bind(fd, arena, state, local);
+            int port = local.getPort();
+            if (port == 0 && !moreLocal.isEmpty()) {
+                port = boundPort(fd, arena, state); // the other addresses take the port the first one got
+            }
+            bindMore(fd, arena, state, moreLocal, port);
             int status = (int) Posix.LISTEN.invokeExact(state, fd, 64);
             if (status != 0) {
                 throw new IOException("SCTP listen on " + local + " failed: " + Posix.describeErrno(state));
@@ -244,8 +252,17 @@ public final class KernelSctpStack implements SctpStack {
                         "rcvinfo");
                 setsockopt(fd, state, Posix.IPPROTO_SCTP, Native.SCTP_NODELAY, Posix.intValue(arena, 1), "nodelay");
                 failureDetection(fd, state, arena, parameters);
+                try { // a path turning potentially failed is when traffic moves: say so (Linux 5.5 on)
+                    MemorySegment expose = arena.allocate(8, 4); // struct sctp_assoc_value: every association
+                    expose.set(JAVA_INT, 4, Native.SCTP_PF_EXPOSE_ENABLE);
+                    setsockopt(fd, state, Posix.IPPROTO_SCTP, Native.SCTP_EXPOSE_POTENTIALLY_FAILED_STATE, expose,
+                            "potentially-failed events");
+                } catch (IOException older) {
+                    // an older kernel moves traffic all the same, and reports the path once it fails
+                }
                 MemorySegment events = arena.allocate(Native.EVENTS_SIZE);
                 events.set(java.lang.foreign.ValueLayout.JAVA_BYTE, Native.EVENT_ASSOCIATION, (byte) 1);
+                events.set(java.lang.foreign.ValueLayout.JAVA_BYTE, Native.EVENT_ADDRESS, (byte) 1); // paths
                 events.set(java.lang.foreign.ValueLayout.JAVA_BYTE, Native.EVENT_SHUTDOWN, (byte) 1);
                 events.set(java.lang.foreign.ValueLayout.JAVA_BYTE, Native.EVENT_ADAPTATION, (byte) 1);
                 setsockopt(fd, state, Posix.IPPROTO_SCTP, Native.SCTP_EVENTS, events, "events");
@@ -300,6 +317,46 @@ public final class KernelSctpStack implements SctpStack {
         } catch (Throwable e) {
             throw new IOException(e);
         }
+    }
+
+    /**
+     * Adds {@code more} addresses, at {@code port}, to the socket's binding (sctp_bindx, SCTP_BINDX_ADD_ADDR): the
+     * association's own further paths, announced in its INIT or INIT ACK (multi-homing, RFC 9260 §6.4).
+     */
+    private static void bindMore(int fd, Arena arena, MemorySegment state, java.util.List<InetAddress> more, int port)
+            throws Throwable {
+        if (more.isEmpty()) {
+            return;
+        }
+        java.util.List<MemorySegment> addresses = new java.util.ArrayList<>();
+        long total = 0;
+        for (InetAddress address : more) {
+            MemorySegment one = Posix.sockaddr(arena, new InetSocketAddress(address, port));
+            addresses.add(one);
+            total += one.byteSize();
+        }
+        MemorySegment packed = arena.allocate(total, 4);
+        long at = 0;
+        for (MemorySegment one : addresses) {
+            MemorySegment.copy(one, 0, packed, at, one.byteSize());
+            at += one.byteSize();
+        }
+        int status = (int) Posix.SETSOCKOPT.invokeExact(state, fd, Posix.IPPROTO_SCTP, Native.SCTP_SOCKOPT_BINDX_ADD,
+                packed, (int) total);
+        if (status != 0) {
+            throw new IOException("SCTP bind to " + more + " as further paths failed: " + Posix.describeErrno(state));
+        }
+    }
+
+    /** The port the socket is bound to. */
+    private static int boundPort(int fd, Arena arena, MemorySegment state) throws Throwable {
+        MemorySegment bound = arena.allocate(Posix.SOCKADDR_STORAGE_SIZE, 8);
+        int status = (int) Posix.GETSOCKNAME.invokeExact(state, fd, bound,
+                Posix.intValue(arena, (int) Posix.SOCKADDR_STORAGE_SIZE));
+        if (status != 0) {
+            throw new IOException("getsockname failed: " + Posix.describeErrno(state));
+        }
+        return Posix.address(bound).getPort();
     }
 
     private static void bind(int fd, Arena arena, MemorySegment state, InetSocketAddress local) throws Throwable {

@@ -38,6 +38,27 @@ final class Native {
     static final int SCTP_ADAPTATION_INDICATION = 0x8007;
     static final int SCTP_COMM_LOST = 1;
     static final int SCTP_SHUTDOWN_COMP = 3;
+    /** struct sctp_paddr_change (packed): type, flags, length, the address at 8, its state at 136. */
+    static final int SCTP_PEER_ADDR_CHANGE = 0x8002;
+    static final long PADDR_CHANGE_ADDRESS = 8;
+    static final long PADDR_CHANGE_STATE = 136;
+    static final long PADDR_CHANGE_SIZE = 148;
+    /** SCTP_STATUS's primary path (struct sctp_paddrinfo, packed) has its address at 28. */
+    static final long STATUS_PRIMARY_ADDRESS = 28;
+    static final int SCTP_PRIMARY_ADDR = 6;
+    /** struct sctp_getaddrs: association id, the count at 4, then the addresses packed from 8. */
+    static final int SCTP_GET_PEER_ADDRS = 108;
+    /** struct sctp_paddrinfo (packed): association id, the address at 4, state at 132, RTO at 144. */
+    static final int SCTP_GET_PEER_ADDR_INFO = 15;
+    static final long PADDRINFO_SIZE = 152;
+    static final long PADDRINFO_ADDRESS = 4;
+    static final long PADDRINFO_STATE = 132;
+    static final long PADDRINFO_RTO = 144;
+    /** Linux 5.5+: report the potentially-failed state (SCTP_PF_EXPOSE_ENABLE) as path changes. */
+    static final int SCTP_EXPOSE_POTENTIALLY_FAILED_STATE = 131;
+    static final int SCTP_PF_EXPOSE_ENABLE = 2;
+    /** setsockopt's sctp_bindx: adds the packed addresses to a socket's binding. */
+    static final int SCTP_SOCKOPT_BINDX_ADD = 100;
     static final int SCTP_CANT_STR_ASSOC = 4;
 
     /** struct sctp_rtoinfo: association id, then initial, max and min in milliseconds. */
@@ -65,6 +86,7 @@ final class Native {
     /** struct sctp_event_subscribe: one byte per event; association, shutdown and adaptation on. */
     static final int EVENTS_SIZE = 14;
     static final int EVENT_ASSOCIATION = 1;
+    static final int EVENT_ADDRESS = 2;
     static final int EVENT_SHUTDOWN = 5;
     static final int EVENT_ADAPTATION = 7;
     static final long SNDINFO_SIZE = 16;

@@ -188,8 +188,10 @@ public final class UsrsctpStack implements SctpStack {
      * upcall, raised from inside usrsctp as the handshake ends either way, has the loop look at it. Loop thread.
      */
     @Override
-    public Connecting connect(Loop loop, InetSocketAddress local, InetSocketAddress remote, int streams,
-            int adaptation, ProtocolParameters parameters, Connected done) throws IOException {
+    public Connecting connect(Loop loop, InetSocketAddress local, java.util.List<InetAddress> moreLocal,
+            InetSocketAddress remote, int streams, int adaptation, ProtocolParameters parameters, Connected done)
+            throws IOException {
+        oneAddress(moreLocal);
         if (!loop.inLoop()) {
             throw new IllegalStateException("a connect starts on the loop it will live on, " + loop);
         }
@@ -215,14 +217,27 @@ public final class UsrsctpStack implements SctpStack {
     }
 
     @Override
-    public Listening listen(Loop loop, InetSocketAddress local, int streams, int adaptation,
-            ProtocolParameters parameters) throws IOException {
+    public Listening listen(Loop loop, InetSocketAddress local, java.util.List<InetAddress> moreLocal, int streams,
+            int adaptation, ProtocolParameters parameters) throws IOException {
+        oneAddress(moreLocal);
         rawOverIpv4(local.getAddress());
         // datagrams to this address and port arrive on this loop's socket, bound to it
         Links.Endpoint endpoint = encapsulated ? LoopEndpoints.udp(loop, local.getAddress(), true)
                 : LoopEndpoints.raw(loop);
         return UsrsctpListening.open(loop, endpoint, local, sctpMtu(local.getAddress(), null), streams, adaptation,
                 parameters);
+    }
+
+    /**
+     * usrsctp runs here as a protocol engine over AF_CONN: its packets go through links of ours, and an AF_CONN
+     * address cannot be put in an INIT (RFC 9260 §3.3.2 carries IPv4 and IPv6 addresses only), so an association has
+     * exactly one path. Multi-homing needs kernel SCTP.
+     */
+    private static void oneAddress(java.util.List<InetAddress> moreLocal) throws IOException {
+        if (!moreLocal.isEmpty()) {
+            throw new IOException("usrsctp here carries one path per association (AF_CONN addresses cannot be put in "
+                    + "an INIT): multi-homing over " + moreLocal + " needs kernel SCTP");
+        }
     }
 
     /** SCTP straight over IP runs over IPv4 only here (its raw socket reads IPv4 headers); over UDP, both. */

@@ -1,0 +1,50 @@
+#!/bin/bash
+# multihome.sh — inside the VM: hosts A (rddp-a) and B (rddp-b) as two network namespaces joined by two veth
+# pairs, 10.99.0.0/24 (the first path) and 10.98.0.0/24 (the second); then, for each transport named, an rddp
+# bandwidth run with --verify from B to A for $DURATION seconds during which the first link goes down for $OUTAGE
+# seconds and comes back. Over kernel SCTP both ends bind both addresses (--multihome); over MPA a TCP connection
+# has one path. Prints MULTIHOME lines (times in seconds since the epoch) and each end's output; exits non-zero if
+# an end failed. $RDDP is the command that runs rddp.
+set -euo pipefail
+ip netns add rddp-a
+ip netns add rddp-b
+for i in 0 1; do
+  ip link add "rddp-a$i" netns rddp-a type veth peer name "rddp-b$i" netns rddp-b
+  ip -n rddp-a addr add "10.9$((9 - i)).0.1/24" dev "rddp-a$i"
+  ip -n rddp-b addr add "10.9$((9 - i)).0.2/24" dev "rddp-b$i"
+  ip -n rddp-a link set "rddp-a$i" up
+  ip -n rddp-b link set "rddp-b$i" up
+done
+for host in rddp-a rddp-b; do ip -n "$host" link set lo up; done
+duration=${DURATION:-20}
+outage=${OUTAGE:-6}
+status=0
+for spec in "$@"; do
+  name=${spec%%:*}
+  read -r -a args <<< "${spec#*:}"
+  server_extra=() client_extra=()
+  if [[ $name == sctp* ]]; then server_extra=(--multihome 10.98.0.1); client_extra=(--multihome 10.98.0.2); fi
+  # shellcheck disable=SC2086
+  ip netns exec rddp-a $RDDP write-bw -B 10.99.0.1 --verify -D "$duration" "${args[@]}" "${server_extra[@]}" \
+    > "/tmp/$name.server" 2>&1 &
+  server=$!
+  for _ in $(seq 600); do grep -q "server: listening" "/tmp/$name.server" && break; sleep 0.1; done
+  # shellcheck disable=SC2086
+  ip netns exec rddp-b $RDDP write-bw 10.99.0.1 --verify -D "$duration" "${args[@]}" "${client_extra[@]}" \
+    > "/tmp/$name.client" 2>&1 &
+  client=$!
+  for _ in $(seq 600); do grep -q "data connection" "/tmp/$name.client" && break; sleep 0.1; done
+  sleep 3 # the transfer runs on the first path
+  echo "MULTIHOME $name link-down $(date +%s.%N)"
+  ip -n rddp-a link set rddp-a0 down
+  sleep "$outage"
+  ip -n rddp-a link set rddp-a0 up
+  echo "MULTIHOME $name link-up $(date +%s.%N)"
+  client_status=0 server_status=0
+  wait "$client" || client_status=$?
+  wait "$server" || server_status=$?
+  echo "MULTIHOME $name ended $(date +%s.%N) client=$client_status server=$server_status"
+  for end in server client; do sed "s/^/MULTIHOME $name $end: /" "/tmp/$name.$end"; done
+  if [[ $client_status != 0 || $server_status != 0 ]]; then status=1; fi
+done
+exit "$status"
