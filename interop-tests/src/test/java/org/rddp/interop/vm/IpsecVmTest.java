@@ -2,8 +2,6 @@ package org.rddp.interop.vm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -33,10 +31,8 @@ class IpsecVmTest {
     @Test
     @Timeout(value = 20, unit = TimeUnit.MINUTES)
     void everyTransportRunsOverEspInTransportModeAndTheWireCarriesOnlyEsp() throws Exception {
-        List<String> rddp = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow", "-cp",
-                System.getProperty("java.class.path"), "org.rddp.cli.Main"));
-        String size = " -s 65536 -n 1000";
+        List<String> rddp = Vm.rddp();
+        String size = " -s 65536 -n 300";
         List<String> command = List.of("env", "RDDP=" + String.join(" ", rddp), Vm.script("ipsec.sh").toString(),
                 "kernel-sctp:-t sctp --sctp-stack kernel" + size,
                 "usrsctp-udp:-t sctp --sctp-stack usrsctp-udp --udp-port 9899 --peer-udp-port 9899" + size,

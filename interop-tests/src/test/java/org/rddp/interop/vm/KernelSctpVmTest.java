@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -53,11 +52,9 @@ class KernelSctpVmTest {
     @Test
     @Timeout(value = 10, unit = TimeUnit.MINUTES)
     void compareRunsTheJdksSctpChannelAsTheKernelBaseline() throws Exception {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow", "-cp",
-                System.getProperty("java.class.path"), "org.rddp.cli.Main", "compare", "-t", "sctp", "--sctp-stack",
-                "kernel", "--sizes", "1024,65536", "--mib-per-point", "2", "--latency-iters", "100", "-o",
-                "/tmp/compare", "--json"));
+        List<String> command = new ArrayList<>(Vm.rddp());
+        command.addAll(List.of("compare", "-t", "sctp", "--sctp-stack", "kernel", "--sizes", "1024,65536",
+                "--mib-per-point", "2", "--latency-iters", "100", "-o", "/tmp/compare", "--json"));
         Vm.Outcome outcome = Vm.run("compare-jdk-sctp", List.of("--load", "sctp"), command);
         assertThat(outcome.status()).as(outcome.tail()).isZero();
         String output = outcome.output();

@@ -2,9 +2,7 @@ package org.rddp.interop.vm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.file.Path;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -32,9 +30,7 @@ class MultihomingVmTest {
     @Test
     @Timeout(value = 20, unit = TimeUnit.MINUTES)
     void aTransferOverKernelSctpOutlivesAFailedLinkAndOverMpaWaitsForIt() throws Exception {
-        List<String> rddp = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow", "-cp",
-                System.getProperty("java.class.path"), "org.rddp.cli.Main"));
+        List<String> rddp = Vm.rddp();
         List<String> command = List.of("env", "RDDP=" + String.join(" ", rddp), "DURATION=20", "OUTAGE=6",
                 Vm.script("multihome.sh").toString(), "sctp:-t sctp --sctp-stack kernel -s 65536",
                 "mpa:-t mpa -s 65536");

@@ -53,6 +53,13 @@ final class Vm {
         return new Outcome(status, Files.readString(file, StandardCharsets.UTF_8));
     }
 
+    /** The command line that runs {@code rddp} (the CLI's main class) in the guest, on this JVM and class path. */
+    static List<String> rddp() {
+        return List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow", "-cp",
+                System.getProperty("java.class.path"), "org.rddp.cli.Main");
+    }
+
     /**
      * Asserts that the guest ran {@code classes} ({@link #junit}) and every test method in them passed: none failed
      * or was aborted, and as many methods passed as discovery finds here ({@link GuestMain#testMethods}).

@@ -13,16 +13,7 @@ import org.rddp.verbs.testing.TransportFixture;
  * for IPv6's 40-octet header.
  */
 class MpaIpv6ScenarioTest extends ScenarioSuite {
-    private static final InetAddress IPV6_LOOPBACK = InetAddress.getLoopbackAddress() instanceof java.net.Inet6Address
-            ? InetAddress.getLoopbackAddress() : ipv6Loopback();
-
-    private static InetAddress ipv6Loopback() {
-        try {
-            return InetAddress.getByName("::1");
-        } catch (java.net.UnknownHostException e) {
-            throw new IllegalStateException(e);
-        }
-    }
+    private static final InetAddress IPV6_LOOPBACK = TransportFixture.ipv6Loopback();
 
     @Override
     protected TransportFixture createTransport() {

@@ -17,15 +17,7 @@ import org.rddp.verbs.testing.TransportFixture;
  * and SCTP straight over IPv6, which this backend's raw socket does not carry, refused saying so.
  */
 class UsrsctpIpv6ScenarioTest extends ScenarioSuite {
-    static final InetAddress IPV6_LOOPBACK = ipv6Loopback();
-
-    private static InetAddress ipv6Loopback() {
-        try {
-            return InetAddress.getByName("::1");
-        } catch (java.net.UnknownHostException e) {
-            throw new IllegalStateException(e);
-        }
-    }
+    static final InetAddress IPV6_LOOPBACK = TransportFixture.ipv6Loopback();
 
     @Override
     protected TransportFixture createTransport() throws Exception {

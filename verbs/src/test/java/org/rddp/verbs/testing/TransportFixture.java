@@ -5,6 +5,15 @@ import org.rddp.verbs.ConnectionManager;
 
 /** What the scenario suite needs from a transport: two connection managers and addresses to listen at. */
 public interface TransportFixture extends AutoCloseable {
+    /** IPv6's loopback address, {@code ::1}: for the scenario suites over IPv6. */
+    static java.net.InetAddress ipv6Loopback() {
+        try {
+            return java.net.InetAddress.getByName("::1");
+        } catch (java.net.UnknownHostException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** The initiator's connection manager. */
     ConnectionManager initiator();
 

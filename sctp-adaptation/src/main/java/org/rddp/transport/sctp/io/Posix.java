@@ -32,6 +32,8 @@ public final class Posix {
     public static final int IPPROTO_IPV6 = 41;
     public static final int IPV6_MTU_DISCOVER = 23;
     public static final int IPV6_V6ONLY = 26;
+    public static final int IP_MTU = 14;
+    public static final int IPV6_MTU = 24;
     public static final int SOCK_STREAM = 1;
     public static final int SOCK_DGRAM = 2;
     public static final int SOCK_RAW = 3;
@@ -206,6 +208,37 @@ public final class Posix {
                     local.getPort());
         }
         return local;
+    }
+
+    /**
+     * The path MTU the kernel knows towards {@code remote} now (IP_MTU of a UDP socket connected there: the route's
+     * MTU, what path MTU discovery learned, less what IPsec adds to every packet on the way), or -1 when it will not
+     * say. No packet is sent.
+     */
+    public static int pathMtu(InetAddress remote) {
+        boolean v6 = family(remote) == AF_INET6;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = captureState(arena);
+            int fd = (int) SOCKET.invokeExact(state, family(remote), SOCK_DGRAM | SOCK_CLOEXEC, 0);
+            if (fd < 0) {
+                return -1;
+            }
+            try {
+                MemorySegment to = sockaddr(arena, new InetSocketAddress(remote, 9));
+                if ((int) CONNECT.invokeExact(state, fd, to, (int) to.byteSize()) != 0) {
+                    return -1;
+                }
+                MemorySegment mtu = intValue(arena, 0);
+                MemorySegment length = intValue(arena, 4);
+                int status = (int) GETSOCKOPT.invokeExact(state, fd, v6 ? IPPROTO_IPV6 : IPPROTO_IP,
+                        v6 ? IPV6_MTU : IP_MTU, mtu, length);
+                return status == 0 ? mtu.get(JAVA_INT, 0) : -1;
+            } finally {
+                closeQuietly(fd);
+            }
+        } catch (Throwable e) {
+            return -1;
+        }
     }
 
     /** The address family of {@code address}: AF_INET6 for IPv6, else AF_INET (null: IPv4's wildcard). */

@@ -123,6 +123,21 @@ final class SocketSetup {
     }
 
     /**
+     * Sets the path MTU of {@code socket}'s association to {@code sctpMtu} (its paths, discovery off), as
+     * {@link #failureDetection} does for a socket before it has one; usrsctp then sizes its packets for it.
+     */
+    static void pathMtu(MemorySegment socket, int sctpMtu) throws IOException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = Usrsctp.captureState(arena);
+            MemorySegment params = arena.allocate(Usrsctp.PADDRPARAMS_SIZE, 8);
+            params.set(JAVA_SHORT, 0, (short) Usrsctp.AF_CONN); // the association's every path
+            params.set(JAVA_INT, PADDRPARAMS_MTU, sctpMtu - UsrsctpStack.SCTP_COMMON_HEADER);
+            params.set(JAVA_INT, PADDRPARAMS_FLAGS, Usrsctp.SPP_PMTUD_DISABLE);
+            setsockopt(socket, state, Usrsctp.SCTP_PEER_ADDR_PARAMS, params, "path MTU");
+        }
+    }
+
+    /**
      * What the stack applies to {@code socket}'s association: its protocol parameters read back (RTO bounds and
      * Association.Max.Retrans of the association; Path.Max.Retrans, the potentially-failed threshold and the
      * heartbeat interval of its paths; Max.Init.Retransmits of the socket).

@@ -13,15 +13,19 @@ import org.rddp.transport.sctp.io.LoopListening;
 final class UsrsctpListening extends LoopListening {
     private final MemorySegment socket;
     private final int mtu;
+    /** The path MTU (SCTP packet octets) towards a peer's address, as the kernel knows it now. */
+    private final java.util.function.ToIntFunction<java.net.InetAddress> mtuTowards;
     private final int id;
     private final Links.Endpoint endpoint;
     private final MemorySegment state = Usrsctp.captureState(Arena.ofAuto());
 
-    private UsrsctpListening(MemorySegment socket, InetSocketAddress address, int mtu, Loop loop,
-            Links.Endpoint endpoint) throws IOException {
+    private UsrsctpListening(MemorySegment socket, InetSocketAddress address, int mtu,
+            java.util.function.ToIntFunction<java.net.InetAddress> mtuTowards, Loop loop, Links.Endpoint endpoint)
+            throws IOException {
         super(address, loop);
         this.socket = socket;
         this.mtu = mtu;
+        this.mtuTowards = mtuTowards;
         this.endpoint = endpoint;
         this.id = Upcalls.attach(socket, this::ready, "listening");
     }
@@ -31,8 +35,9 @@ final class UsrsctpListening extends LoopListening {
      * packets come through (held for the listener, released if it fails); accepted associations offer
      * {@code streams} streams each way and a path MTU of {@code mtu}, and detect failures with {@code parameters}.
      */
-    static UsrsctpListening open(Loop loop, Links.Endpoint endpoint, InetSocketAddress local, int mtu, int streams,
-            int adaptation, org.rddp.transport.sctp.ProtocolParameters parameters) throws IOException {
+    static UsrsctpListening open(Loop loop, Links.Endpoint endpoint, InetSocketAddress local, int mtu,
+            java.util.function.ToIntFunction<java.net.InetAddress> mtuTowards, int streams, int adaptation,
+            org.rddp.transport.sctp.ProtocolParameters parameters) throws IOException {
         MemorySegment socket;
         try {
             socket = SocketSetup.open(streams, adaptation, mtu, parameters);
@@ -56,8 +61,8 @@ final class UsrsctpListening extends LoopListening {
             if (endpoint instanceof RawIpEndpoint raw) {
                 raw.own(port);
             }
-            return new UsrsctpListening(socket, new InetSocketAddress(local.getAddress(), port), mtu, loop,
-                    endpoint);
+            return new UsrsctpListening(socket, new InetSocketAddress(local.getAddress(), port), mtu, mtuTowards,
+                    loop, endpoint);
         } catch (IOException | RuntimeException e) {
             SocketSetup.closeQuietly(socket);
             endpoint.release();
@@ -95,8 +100,8 @@ final class UsrsctpListening extends LoopListening {
 
     /**
      * Wraps an accepted association with the {@code streams} it has each way. Its path MTU is the listener's
-     * (usrsctp copies it at accept), chosen for the listening address: the wildcard's is the smallest of the
-     * interfaces, right whichever one the peer used.
+     * (usrsctp copies it at accept), chosen for the listening address (the wildcard's is the smallest of the
+     * interfaces), or less where the kernel knows the path to the peer takes less (IPsec's headers, a smaller hop).
      */
     private UsrsctpSocket accepted(MemorySegment accepted, MemorySegment peer, int streams) throws IOException {
         Links.Link link = Links.link(Usrsctp.connLink(peer));
@@ -109,7 +114,17 @@ final class UsrsctpListening extends LoopListening {
             port = address().getPort();
             raw.own(port);
         }
-        UsrsctpSocket wrapped = new UsrsctpSocket(accepted, streams, UsrsctpStack.maxMessage(mtu), remote,
+        // the path to this peer may take less than the listener's (IPsec on the way, a smaller hop the kernel knows)
+        int pathMtu = Math.min(mtu, mtuTowards.applyAsInt(remote.getAddress()));
+        if (pathMtu < mtu) {
+            try {
+                SocketSetup.pathMtu(accepted, pathMtu);
+            } catch (IOException e) {
+                endpoint.release();
+                throw e;
+            }
+        }
+        UsrsctpSocket wrapped = new UsrsctpSocket(accepted, streams, UsrsctpStack.maxMessage(pathMtu), remote,
                 LoopEndpoints.freeing(endpoint, port, link));
         if (link != null) {
             Links.hold(link); // released when the socket is freed

@@ -151,14 +151,18 @@ public final class UsrsctpStack implements SctpStack {
     }
 
     /**
-     * The IP MTU towards {@code remote} (null: unknown): the MTU of the interface holding the peer's address if
-     * it is this host's, else of the interface holding {@code local}, else the smallest of the interfaces that
-     * are up (the wildcard address could use any of them).
+     * The IP MTU towards {@code remote} (null: unknown): the path MTU the kernel knows to it, else the MTU of the
+     * interface holding the peer's address if it is this host's, else of the interface holding {@code local}, else
+     * the smallest of the interfaces that are up (the wildcard address could use any of them).
      */
     private static int ipMtu(InetAddress local, InetAddress remote) {
         Integer fixed = Integer.getInteger(PATH_MTU_PROPERTY);
         if (fixed != null) {
             return Math.min(fixed, LARGEST_IP_PACKET);
+        }
+        int known = remote == null ? -1 : org.rddp.transport.sctp.io.Posix.pathMtu(remote);
+        if (known > 0) { // the kernel's path MTU to the peer: its route's, what it learned, less IPsec's headers
+            return Math.min(known, LARGEST_IP_PACKET);
         }
         try {
             NetworkInterface via = remote == null ? null : NetworkInterface.getByInetAddress(remote);
@@ -224,8 +228,8 @@ public final class UsrsctpStack implements SctpStack {
         // datagrams to this address and port arrive on this loop's socket, bound to it
         Links.Endpoint endpoint = encapsulated ? LoopEndpoints.udp(loop, local.getAddress(), true)
                 : LoopEndpoints.raw(loop);
-        return UsrsctpListening.open(loop, endpoint, local, sctpMtu(local.getAddress(), null), streams, adaptation,
-                parameters);
+        return UsrsctpListening.open(loop, endpoint, local, sctpMtu(local.getAddress(), null),
+                peer -> sctpMtu(local.getAddress(), peer), streams, adaptation, parameters);
     }
 
     /**
