@@ -62,7 +62,13 @@ final class DdpAssociation {
         pollOrFail();
     };
     private final CompletableFuture<DdpAssociation> validated = new CompletableFuture<>();
-    private final int maxChunk;
+    /**
+     * The largest chunk payload now: what the path takes without SCTP or IP fragmenting it (RFC 5043 §9), followed
+     * as the stack learns the path's MTU ({@link #followPath}), never above {@link #largestChunk}. Owner thread.
+     */
+    private int maxChunk;
+    /** What the buffers were made for: the path's when the association started. */
+    private final int largestChunk;
     private volatile Listener listener;
     private volatile boolean down;
     private boolean adaptationSeen;
@@ -119,14 +125,31 @@ final class DdpAssociation {
         this.loop = loop;
         this.onDown = onDown;
         this.maxChunk = Math.max(DdpSctp.MIN_MAX_CHUNK_LENGTH, socket.maxMessage());
+        this.largestChunk = maxChunk;
         Arena arena = Arena.ofAuto();
-        this.receiveBuffer = arena.allocate(maxChunk + 4096L, 8);
+        this.receiveBuffer = arena.allocate(LARGEST_BUFFER, 8); // the peer's chunks follow its path, not this one
         this.sendBuffer = arena.allocate(maxChunk, 8);
         this.heldBuffer = arena.allocate(maxChunk, 8);
         this.fill = new PacketFill(maxChunk);
         this.sessions = new DdpStreamSession[socket.streams()];
         this.countsRetransmissions = socket.retransmittedChunks() >= 0;
         this.nextRetransmissionCount = System.nanoTime() + RETRANSMISSIONS_EVERY;
+    }
+
+    /**
+     * Sizes the next DDP segments for the path as the stack knows it now (RFC 5043 §9: the MULPDU follows the path
+     * MTU, so that SCTP never fragments a segment): a smaller hop found by path MTU discovery shrinks them, a path
+     * that takes more again lets them grow back up to {@link #largestChunk}. Owner thread, with the retransmission
+     * count (kernel SCTP).
+     */
+    private void followPath() {
+        int now = Math.min(largestChunk, Math.max(DdpSctp.MIN_MAX_CHUNK_LENGTH, socket.currentMaxMessage()));
+        if (now != maxChunk) {
+            LOG.log(System.Logger.Level.DEBUG, "{0}: the path now takes chunks of {1} octets, not {2}", name, now,
+                    maxChunk);
+            maxChunk = now;
+            fill.resize(now);
+        }
     }
 
     /** How often an association with traffic asks its stack how many chunks it retransmitted: 1 s. */
@@ -364,6 +387,15 @@ final class DdpAssociation {
         return maxChunk;
     }
 
+    /**
+     * The largest chunk payload taken from the peer: as large as an IP packet. The peer sizes its chunks by its own
+     * path MTU (RFC 5043 §9), which may be larger than this side's (a 1,500-octet link at its end, a 1,280-octet one
+     * here), so this side's MTU is no bound on them; the receive buffer holds this much.
+     */
+    static int largestReceived() {
+        return LARGEST_BUFFER - 4096;
+    }
+
     /** Who decides on the Initiates the peer sends; null on an association this side made (none is taken there). */
     Listener listener() {
         return listener;
@@ -433,6 +465,7 @@ final class DdpAssociation {
             if (countsRetransmissions && System.nanoTime() - nextRetransmissionCount >= 0) {
                 nextRetransmissionCount = System.nanoTime() + RETRANSMISSIONS_EVERY;
                 countRetransmissions();
+                followPath();
             }
             // only sessions that met a full socket wait for room: no walk over every stream, no native call, per poll
             if (!down && !waitingForRoom.isEmpty() && socket.writable() && sendHeld(false)) {

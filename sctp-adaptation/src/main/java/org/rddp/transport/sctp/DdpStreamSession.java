@@ -343,10 +343,10 @@ final class DdpStreamSession implements LlpStream, SessionStateMachine.Effects {
             illegal("chunk of " + length + " octets has no DDP-SSN");
             return;
         }
-        int maxChunk = association.maxChunk();
+        int maxChunk = DdpAssociation.largestReceived();
         if (!message.complete || length > maxChunk) {
-            illegal("chunk larger than the advertised " + maxChunk + " octets (" + DecodeStatus.SCTP_CHUNK_OVERSIZED
-                    + ")");
+            illegal("chunk larger than an IP packet's " + maxChunk + " octets, or not whole ("
+                    + DecodeStatus.SCTP_CHUNK_OVERSIZED + ")");
             return;
         }
         if (!message.unordered) {

@@ -14,13 +14,19 @@ final class PacketFill {
     static final int CHUNK_HEADER = 16;
 
     /** Octets of chunks, headers and padding included, that one packet holds. */
-    private final int capacity;
+    private int capacity;
     /** Octets of the packet being filled taken so far; 0: the next chunk starts a packet. */
     private int used;
 
     /** @param maxChunk the largest chunk payload that fits a packet alone */
     PacketFill(int maxChunk) {
         this.capacity = CHUNK_HEADER + maxChunk;
+    }
+
+    /** The path's MTU changed: the largest chunk payload that fits a packet alone is now {@code maxChunk}. */
+    void resize(int maxChunk) {
+        capacity = CHUNK_HEADER + maxChunk;
+        used = 0;
     }
 
     /** A chunk of {@code length} octets went to the stack, bundled with what came before it since the last flush. */

@@ -110,8 +110,16 @@ public interface SctpSocket extends AutoCloseable {
     /** Outbound streams of the association (equal to the inbound ones on a DDP association, RFC 5043 §8). */
     int streams();
 
-    /** The largest user message that avoids SCTP and IP fragmentation on the current path. */
+    /** The largest user message that avoids SCTP and IP fragmentation on the path when the association started. */
     int maxMessage();
+
+    /**
+     * The largest user message that avoids SCTP and IP fragmentation on the path now, as the stack learned it (path
+     * MTU discovery, RFC 5043 §9); {@link #maxMessage()} for a stack that does not follow the path. Owner thread.
+     */
+    default int currentMaxMessage() {
+        return maxMessage();
+    }
 
     /**
      * Starts a graceful shutdown (SHUTDOWN) and keeps the socket until the association is down, which

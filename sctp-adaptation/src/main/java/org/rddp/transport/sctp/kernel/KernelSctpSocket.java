@@ -235,6 +235,21 @@ final class KernelSctpSocket extends NativeSctpSocket {
     }
 
     @Override
+    public int currentMaxMessage() {
+        if (!calls.tryEnter()) {
+            return maxMessage();
+        }
+        try (Arena local = Arena.ofConfined()) {
+            return option(local, Native.SCTP_STATUS, Native.STATUS_SIZE).get(JAVA_INT,
+                    Native.STATUS_FRAGMENTATION_POINT);
+        } catch (IOException e) {
+            return maxMessage(); // the association is failing: nothing more goes out
+        } finally {
+            calls.exit();
+        }
+    }
+
+    @Override
     public java.util.List<Path> paths() {
         if (!calls.tryEnter()) {
             return java.util.List.of();
