@@ -515,8 +515,10 @@ final class DdpAssociation {
     }
 
     /**
-     * One of the association's paths changed (multi-homed, RFC 9260 §6.4): counted, logged, and told to the queue
-     * pairs of its sessions ({@code PATH_MIGRATED}), with the path the association sends to now. Owner thread.
+     * One of the association's paths changed (multi-homed, RFC 9260 §6.4): counted, logged, and, when the association
+     * has another path to move to, told to the queue pairs of its sessions ({@code PATH_MIGRATED}) with the paths'
+     * states. With one path nothing moves (a loss may make it potentially failed for an RTO): counted and logged only.
+     * Owner thread.
      */
     private void pathChanged(java.net.InetSocketAddress path, int state) {
         counters.increment(Counter.SCTP_PATH_CHANGES);
@@ -526,6 +528,9 @@ final class DdpAssociation {
                 ? SctpSocket.ReceivedMessage.PATH_STATES.get(state) : "in state " + state)
                 + (paths.isEmpty() ? "" : "; paths: " + paths);
         LOG.log(System.Logger.Level.DEBUG, "{0}: {1}", name, detail);
+        if (paths.size() < 2) {
+            return;
+        }
         for (int i = 0; i < made.size(); i++) {
             made.get(i).pathChanged(detail);
         }
