@@ -192,7 +192,10 @@ class NamespaceFaultsTest {
     void aStoppedSctpClientIsRiddenOutAndTheTransferCompletesWhenItResumes() throws Exception {
         Transport udp = transports().filter(t -> t.name().equals("sctp-udp")).findFirst().orElseThrow();
         String label = "sctp-udp-sigstop";
-        Ends ends = start(label, udp, List.of("read-bw", "--verify", "-s", "65536", "-n", "30000"));
+        // the commands' own wait for a step (--timeout, 30 s by default) runs on through the stop: longer, so that
+        // what is tested is the association, not the client's patience after it resumes
+        Ends ends = start(label, udp, List.of("read-bw", "--verify", "-s", "65536", "-n", "30000", "--timeout",
+                "120"));
         ends.awaitRunning();
         signal(ends.client, "-STOP");
         long stopped = System.nanoTime();
