@@ -99,14 +99,6 @@ public interface SctpSocket extends AutoCloseable {
         return java.util.List.of();
     }
 
-    /**
-     * The peer address the association sends to now (its primary path), or null when the stack does not say.
-     * Owner thread.
-     */
-    default InetSocketAddress primaryPath() {
-        return null;
-    }
-
     /** Outbound streams of the association (equal to the inbound ones on a DDP association, RFC 5043 §8). */
     int streams();
 

@@ -296,21 +296,6 @@ final class KernelSctpSocket extends NativeSctpSocket {
     }
 
     @Override
-    public InetSocketAddress primaryPath() {
-        if (!calls.tryEnter()) {
-            return null;
-        }
-        try (Arena local = Arena.ofConfined()) {
-            MemorySegment value = option(local, Native.SCTP_STATUS, Native.STATUS_SIZE);
-            return Posix.address(value.asSlice(Native.STATUS_PRIMARY_ADDRESS, Posix.SOCKADDR_IN6_SIZE));
-        } catch (IOException e) {
-            return null; // the association is failing: it has none
-        } finally {
-            calls.exit();
-        }
-    }
-
-    @Override
     public long retransmittedChunks() {
         if (!calls.tryEnter()) {
             return -1; // closed
