@@ -93,6 +93,25 @@ public interface LlpStream {
     }
 
     /**
+     * The paths of the connection under this stream, as its transport sees them now ({@link LlpPath}); empty when it
+     * does not say. On SCTP they are the association's, shared by every stream it carries. Owner thread.
+     */
+    default java.util.List<LlpPath> paths() {
+        return java.util.List.of();
+    }
+
+    /**
+     * Makes the path to {@code peer}, one of {@link #paths()}' addresses, the primary path: the one traffic goes to
+     * while it is active (RFC 9260 §5.1.2; SCTP's {@code SCTP_PRIMARY_ADDR}). On SCTP it is the association's, for
+     * every stream it carries. Owner thread.
+     *
+     * @throws java.io.IOException the transport has no such path, or cannot choose (a TCP connection has one path)
+     */
+    default void choosePrimaryPath(java.net.InetSocketAddress peer) throws java.io.IOException {
+        throw new java.io.IOException("this connection has one path: there is no other to choose");
+    }
+
+    /**
      * The counters this stream's events go to: its connection manager's ({@link Counters#create}), by default the
      * process's.
      */

@@ -243,6 +243,57 @@ public final class QueuePair {
         created.start();
     }
 
+    /**
+     * The paths of its connection as the transport sees them now ({@link org.rddp.llp.LlpPath}): an SCTP association's
+     * peer addresses (several when multi-homed), a TCP connection's one; empty before it is connected or once its
+     * stream is gone. Any thread: asked of its loop, answered at once on a manual loop's own thread.
+     */
+    public CompletableFuture<java.util.List<org.rddp.llp.LlpPath>> paths() {
+        return onStream(java.util.List.of(), LlpStream::paths);
+    }
+
+    /**
+     * Makes the path to {@code peer} (one of {@link #paths()}) its connection's primary path, the one traffic goes to
+     * while it is active; on SCTP the association's, for every queue pair it carries. Any thread, as {@link #paths()}.
+     * The future fails when the connection has no such path or cannot choose (TCP has one path), or is not connected.
+     */
+    public CompletableFuture<Void> choosePrimaryPath(java.net.InetSocketAddress peer) {
+        java.util.Objects.requireNonNull(peer, "peer");
+        return onStream(null, llp -> {
+            try {
+                llp.choosePrimaryPath(peer);
+                return null;
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e.getMessage(), e);
+            }
+        });
+    }
+
+    /** Runs {@code call} on the stream's loop; {@code unconnected} when there is no stream (yet). */
+    @SuppressWarnings("checkstyle:IllegalCatch") // what the transport throws goes to the caller, not to the loop
+    private <T> CompletableFuture<T> onStream(T unconnected, java.util.function.Function<LlpStream, T> call) {
+        LlpStream llp;
+        Loop on;
+        synchronized (this) {
+            llp = stream;
+            on = loop;
+        }
+        if (llp == null || on == null) {
+            return unconnected != null ? CompletableFuture.completedFuture(unconnected)
+                    : CompletableFuture.failedFuture(new IllegalStateException("queue pair " + number
+                            + " is not connected"));
+        }
+        CompletableFuture<T> answer = new CompletableFuture<>();
+        on.runNowOrLater(() -> {
+            try {
+                answer.complete(call.apply(llp));
+            } catch (RuntimeException e) {
+                answer.completeExceptionally(e instanceof java.io.UncheckedIOException io ? io.getCause() : e);
+            }
+        });
+        return answer;
+    }
+
     /** What it did so far ({@link QpStatistics}). Any thread. */
     public QpStatistics statistics() {
         return new QpStatistics(number, state, traffic.get(SENDS), traffic.get(OCTETS_SENT), traffic.get(RECEIVES),

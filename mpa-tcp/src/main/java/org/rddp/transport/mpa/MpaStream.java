@@ -156,6 +156,18 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
         channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
     }
 
+    /** A TCP connection's one path, to the peer's address; the kernel does not say more through the JDK. */
+    @Override
+    public java.util.List<org.rddp.llp.LlpPath> paths() {
+        try {
+            return channel.getRemoteAddress() instanceof java.net.InetSocketAddress peer
+                    ? java.util.List.of(new org.rddp.llp.LlpPath(peer, org.rddp.llp.LlpPath.State.UNKNOWN, true, null))
+                    : java.util.List.of();
+        } catch (java.io.IOException e) {
+            return java.util.List.of(); // closed: it has none
+        }
+    }
+
     @Override
     public Counters counters() {
         return counters;

@@ -522,7 +522,7 @@ final class DdpAssociation {
      */
     private void pathChanged(java.net.InetSocketAddress path, int state) {
         counters.increment(Counter.SCTP_PATH_CHANGES);
-        java.util.List<SctpSocket.Path> paths = socket.paths();
+        java.util.List<org.rddp.llp.LlpPath> paths = socket.paths();
         String detail = "the path to " + path + " is " + (state >= 0
                 && state < SctpSocket.ReceivedMessage.PATH_STATES.size()
                 ? SctpSocket.ReceivedMessage.PATH_STATES.get(state) : "in state " + state)
@@ -534,6 +534,20 @@ final class DdpAssociation {
         for (int i = 0; i < made.size(); i++) {
             made.get(i).pathChanged(detail);
         }
+    }
+
+    /** The association's paths now ({@link org.rddp.llp.LlpStream#paths()}). Owner thread. */
+    java.util.List<org.rddp.llp.LlpPath> paths() {
+        return down ? java.util.List.of() : socket.paths();
+    }
+
+    /** Makes the path to {@code peer} the primary ({@link org.rddp.llp.LlpStream#choosePrimaryPath}). Owner thread. */
+    void choosePrimaryPath(java.net.InetSocketAddress peer) throws IOException {
+        if (down) {
+            throw new IOException(name + " is down");
+        }
+        socket.choosePrimaryPath(peer);
+        LOG.log(System.Logger.Level.DEBUG, "{0}: the primary path is now the one to {1}", name, peer);
     }
 
     private void refuse(String reason) {

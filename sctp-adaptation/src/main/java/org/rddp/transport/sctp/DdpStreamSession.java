@@ -231,6 +231,20 @@ final class DdpStreamSession implements LlpStream, SessionStateMachine.Effects {
         return parameters;
     }
 
+    /** The association's paths, shared by every session on it. */
+    @Override
+    public java.util.List<org.rddp.llp.LlpPath> paths() {
+        assert loop().inLoop() : "LLP stream called off its loop";
+        return association.paths();
+    }
+
+    /** The association's primary path: every session on it moves with it. */
+    @Override
+    public void choosePrimaryPath(java.net.InetSocketAddress peer) throws java.io.IOException {
+        assert loop().inLoop() : "LLP stream called off its loop";
+        association.choosePrimaryPath(peer);
+    }
+
     /** The loop the session lives on: its association's. */
     Loop loop() {
         return association.loop();

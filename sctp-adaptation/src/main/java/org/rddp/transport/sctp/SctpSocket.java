@@ -82,21 +82,18 @@ public interface SctpSocket extends AutoCloseable {
         throw new IOException("this socket does not tell its protocol parameters");
     }
 
-    /**
-     * One of the association's paths (a peer address), as the stack sees it now: {@code state} is active,
-     * potentially failed, inactive or unconfirmed; {@code primary} whether it is the primary path (with several
-     * active ones, the one the traffic goes to; a potentially failed primary's traffic goes to an active one).
-     */
-    record Path(InetSocketAddress address, String state, boolean primary, java.time.Duration rto) {
-        @Override
-        public String toString() {
-            return address + " " + state + (primary ? " (primary)" : "");
-        }
+    /** The association's paths, as the stack sees them now; empty when it does not say. Owner thread. */
+    default java.util.List<org.rddp.llp.LlpPath> paths() {
+        return java.util.List.of();
     }
 
-    /** The association's paths, as the stack sees them now; empty when it does not say. Owner thread. */
-    default java.util.List<Path> paths() {
-        return java.util.List.of();
+    /**
+     * Makes the path to {@code peer} the association's primary path ({@code SCTP_PRIMARY_ADDR}). Owner thread.
+     *
+     * @throws IOException the association has no path to {@code peer}, or the stack cannot choose
+     */
+    default void choosePrimaryPath(InetSocketAddress peer) throws IOException {
+        throw new IOException("this association has one path: there is no other to choose");
     }
 
     /** Outbound streams of the association (equal to the inbound ones on a DDP association, RFC 5043 §8). */

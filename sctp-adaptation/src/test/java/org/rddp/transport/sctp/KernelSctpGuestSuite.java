@@ -28,4 +28,10 @@ class KernelSctpGuestSuite extends ScenarioSuite {
     void eachManagerAppliesItsOwnProtocolParametersToBothEnds() throws Exception {
         ProtocolParametersTest.appliedOnBothEnds(KernelSctpStack.open(), InetAddress.getLoopbackAddress());
     }
+
+    /** Issue 34: a multi-homed association's paths, and the primary one chosen by the user. */
+    @org.junit.jupiter.api.Test
+    void aMultiHomedAssociationShowsItsPathsAndTakesTheChosenPrimary() throws Exception {
+        MultihomingTest.twoPathsAndAChosenPrimary(KernelSctpStack.open());
+    }
 }

@@ -17,6 +17,7 @@ final class SctpTransport implements TransportFixture {
     private final SctpConnectionManager responder;
     private final InetAddress responderAddress;
     private final int mulpdu;
+    private final boolean tellsPaths;
 
     /**
      * @param mulpdu the largest DDP segment on the path: the stack's largest unfragmented message less the
@@ -34,6 +35,12 @@ final class SctpTransport implements TransportFixture {
         this.responder = new SctpConnectionManager(responderStack, responderAddress, ChunkTap.NONE, progress);
         this.responderAddress = responderAddress;
         this.mulpdu = mulpdu;
+        this.tellsPaths = !(responderStack instanceof RemoteSctpStack); // its sockets proxy data, not paths
+    }
+
+    @Override
+    public boolean tellsPaths() {
+        return tellsPaths;
     }
 
     /** Both ends on one stack, on loopback. */

@@ -55,4 +55,10 @@ public final class InMemoryTransport implements TransportFixture {
             throw new AssertionError("a task on an owner thread threw", failure);
         }
     }
+
+    /** An in-memory pair has no network path. */
+    @Override
+    public boolean tellsPaths() {
+        return false;
+    }
 }

@@ -25,6 +25,7 @@ import org.rddp.work.WorkOpcode;
 import org.rddp.error.DdpError;
 import org.rddp.llp.Counter;
 import org.rddp.llp.Counters;
+import org.rddp.llp.LlpPath;
 import org.rddp.error.RdmapError;
 import org.rddp.error.TerminateCause;
 import org.rddp.rdmap.RtrType;
@@ -422,6 +423,43 @@ public abstract class ScenarioSuite {
             assertThat(peers.responderConnection.parameters().ird()).isEqualTo(8);
             assertThat(peers.initiatorConnection.parameters().ord()).isEqualTo(IrdOrdNegotiation.NO_NEGOTIATION);
             assertThat(peers.responderConnection.parameters().ord()).isEqualTo(4);
+        }
+    }
+
+    /**
+     * Issue 34: each end sees its connection's path (an SCTP association's, a TCP connection's) as the primary one, to
+     * the other end's address; one it does not have cannot be made primary (the future fails, the connection goes on).
+     * Multi-homed associations' paths are {@code KernelSctpGuestSuite}'s.
+     */
+    @Test
+    void eachEndSeesItsConnectionsPathAndCannotChooseOneItLacks() throws Exception {
+        try (Peers peers = new Peers(transport, 8)) {
+            MemoryRegion sink = peers.responder.region(64, Access.LOCAL_WRITE);
+            peers.responder.postReceive(sink, 0, 64, 1);
+            peers.connect(4, 4);
+            List<LlpPath> toResponder = Waits.join(peers.initiator.qp.paths());
+            List<LlpPath> toInitiator = Waits.join(peers.responder.qp.paths());
+            if (!transport.tellsPaths()) {
+                return; // in memory, or a test proxy's socket: asked and answered, with nothing to tell
+            }
+            java.net.InetAddress listening = ((java.net.InetSocketAddress) peers.listener.address()).getAddress();
+            for (List<LlpPath> paths : List.of(toResponder, toInitiator)) {
+                assertThat(paths).singleElement().satisfies(path -> {
+                    assertThat(path.primary()).isTrue();
+                    assertThat(path.address().getAddress()).isEqualTo(listening); // both ends on one loopback
+                    assertThat(path.state()).isIn(LlpPath.State.ACTIVE, LlpPath.State.UNKNOWN);
+                });
+            }
+            java.net.InetSocketAddress stranger = new java.net.InetSocketAddress(
+                    java.net.InetAddress.getByName("192.0.2.1"), 7); // TEST-NET-1: nobody's
+            assertThatThrownBy(() -> Waits.join(peers.initiator.qp.choosePrimaryPath(stranger)))
+                    .hasRootCauseInstanceOf(java.io.IOException.class);
+            MemoryRegion source = peers.initiator.region(64);
+            request.opcode(WorkOpcode.SEND).wrId(2);
+            sge(request, source, 64);
+            peers.initiator.post(request);
+            expect(peers.initiator.next(), 2, WcStatus.SUCCESS, WcOpcode.SEND, 64);
+            expect(peers.responder.next(), 1, WcStatus.SUCCESS, WcOpcode.RECV, 64);
         }
     }
 

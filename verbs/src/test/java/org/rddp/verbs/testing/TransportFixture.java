@@ -34,6 +34,11 @@ public interface TransportFixture extends AutoCloseable {
         return true;
     }
 
+    /** Whether its streams tell the paths of their connections ({@code LlpStream.paths()}): real transports do. */
+    default boolean tellsPaths() {
+        return true;
+    }
+
     @Override
     void close();
 }

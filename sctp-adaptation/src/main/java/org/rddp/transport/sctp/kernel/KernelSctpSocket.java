@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
+import org.rddp.llp.LlpPath;
 import org.rddp.transport.sctp.io.Posix;
 import org.rddp.transport.sctp.io.EpollPoller;
 import org.rddp.transport.sctp.io.NativeSctpSocket;
@@ -250,7 +251,7 @@ final class KernelSctpSocket extends NativeSctpSocket {
     }
 
     @Override
-    public java.util.List<Path> paths() {
+    public java.util.List<LlpPath> paths() {
         if (!calls.tryEnter()) {
             return java.util.List.of();
         }
@@ -258,7 +259,7 @@ final class KernelSctpSocket extends NativeSctpSocket {
             MemorySegment addresses = option(local, Native.SCTP_GET_PEER_ADDRS, 4096);
             int count = addresses.get(JAVA_INT, 4);
             InetSocketAddress primary = primaryPathOn(local);
-            java.util.List<Path> paths = new java.util.ArrayList<>(count);
+            java.util.List<LlpPath> paths = new java.util.ArrayList<>(count);
             long at = 8;
             for (int i = 0; i < count && at + Posix.SOCKADDR_IN_SIZE <= addresses.byteSize(); i++) {
                 boolean v6 = addresses.get(JAVA_SHORT, at) == Posix.AF_INET6;
@@ -272,12 +273,12 @@ final class KernelSctpSocket extends NativeSctpSocket {
                         Posix.SOCKADDR_IN6_SIZE));
                 int state = result != 0 ? -1 : info.get(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED,
                         Native.PADDRINFO_STATE);
-                paths.add(new Path(address, switch (state) {
-                    case 0 -> "inactive";
-                    case 1 -> "potentially failed";
-                    case 2 -> "active";
-                    case 3 -> "unconfirmed";
-                    default -> "unknown";
+                paths.add(new LlpPath(address, switch (state) {
+                    case 0 -> LlpPath.State.INACTIVE;
+                    case 1 -> LlpPath.State.POTENTIALLY_FAILED;
+                    case 2 -> LlpPath.State.ACTIVE;
+                    case 3 -> LlpPath.State.UNCONFIRMED;
+                    default -> LlpPath.State.UNKNOWN;
                 }, address.equals(primary), java.time.Duration.ofMillis(Integer.toUnsignedLong(info.get(
                         java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, Native.PADDRINFO_RTO)))));
                 at += size;
@@ -285,6 +286,30 @@ final class KernelSctpSocket extends NativeSctpSocket {
             return paths;
         } catch (Throwable e) {
             return java.util.List.of(); // the association is failing: it has none to tell
+        } finally {
+            calls.exit();
+        }
+    }
+
+    @Override
+    public void choosePrimaryPath(InetSocketAddress peer) throws IOException {
+        if (!calls.tryEnter()) {
+            throw new IOException("the association is closed");
+        }
+        try (Arena local = Arena.ofConfined()) {
+            MemorySegment prim = local.allocate(Native.PRIM_SIZE, 8); // struct sctp_prim: association 0, the address
+            MemorySegment address = Posix.sockaddr(local, peer);
+            MemorySegment.copy(address, 0, prim, Native.PRIM_ADDRESS, address.byteSize());
+            int result = (int) Posix.SETSOCKOPT.invokeExact(sendState, fd, Posix.IPPROTO_SCTP,
+                    Native.SCTP_PRIMARY_ADDR, prim, (int) Native.PRIM_SIZE);
+            if (result != 0) {
+                throw new IOException("the association has no path to " + peer + " to make primary: "
+                        + Posix.describeErrno(sendState) + "; its paths: " + paths());
+            }
+        } catch (IOException e) {
+            throw e;
+        } catch (Throwable e) {
+            throw new IOException(e);
         } finally {
             calls.exit();
         }

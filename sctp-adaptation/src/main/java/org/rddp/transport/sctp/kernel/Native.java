@@ -45,7 +45,10 @@ final class Native {
     static final long PADDR_CHANGE_SIZE = 148;
     /** SCTP_STATUS's primary path (struct sctp_paddrinfo, packed) has its address at 28. */
     static final long STATUS_PRIMARY_ADDRESS = 28;
+    /** struct sctp_prim (packed, aligned 4): association id, the address at 4 (a sockaddr_storage). */
     static final int SCTP_PRIMARY_ADDR = 6;
+    static final long PRIM_ADDRESS = 4;
+    static final long PRIM_SIZE = 132;
     /** struct sctp_getaddrs: association id, the count at 4, then the addresses packed from 8. */
     static final int SCTP_GET_PEER_ADDRS = 108;
     /** struct sctp_paddrinfo (packed): association id, the address at 4, state at 132, RTO at 144. */

@@ -58,6 +58,11 @@ final class Usrsctp {
     static final long STATUS_UNACKDATA = 12;
     static final long STATUS_INSTRMS = 16;
     static final long STATUS_OUTSTRMS = 18;
+    /** sstat_primary (struct sctp_paddrinfo after a sockaddr_storage at 24): its state and RTO (ms). */
+    static final long STATUS_PRIMARY_STATE = 156;
+    static final long STATUS_PRIMARY_RTO = 168;
+    static final int SCTP_ADDR_ACTIVE = 0x0001;
+    static final int SCTP_ADDR_UNCONFIRMED = 0x0200;
 
     static final int SCTP_SENDV_SNDINFO = 1;
     static final int SCTP_RECVV_RCVINFO = 1;
