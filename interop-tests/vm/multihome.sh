@@ -1,10 +1,11 @@
 #!/bin/bash
 # multihome.sh — inside the VM: hosts A (rddp-a) and B (rddp-b) as two network namespaces joined by two veth
-# pairs, 10.99.0.0/24 (the first path) and 10.98.0.0/24 (the second); then, for each transport named, an rddp
-# bandwidth run with --verify from B to A for $DURATION seconds during which the first link goes down for $OUTAGE
-# seconds and comes back. Over kernel SCTP both ends bind both addresses (--multihome); over MPA a TCP connection
-# has one path. Prints MULTIHOME lines (times in seconds since the epoch) and each end's output; exits non-zero if
-# an end failed. $RDDP is the command that runs rddp.
+# pairs, 10.99.0.0/24 (the first path) and 10.98.0.0/24 (the second); then, for each run named (NAME:COMMAND ARGS,
+# COMMAND one of rddp's bandwidth tests), that test with --verify from B (the client, with --timeline) to A for
+# $DURATION seconds during which the first link goes down for $OUTAGE seconds and comes back. Over SCTP (a NAME
+# starting sctp) both ends bind both addresses (--multihome); over MPA a TCP connection has one path. Prints MULTIHOME
+# lines (times in seconds since the epoch) and each end's output; exits non-zero if an end failed. $RDDP is the
+# command that runs rddp.
 set -euo pipefail
 ip netns add rddp-a
 ip netns add rddp-b
@@ -22,15 +23,17 @@ status=0
 for spec in "$@"; do
   name=${spec%%:*}
   read -r -a args <<< "${spec#*:}"
+  test=${args[0]}
+  args=("${args[@]:1}")
   server_extra=() client_extra=()
   if [[ $name == sctp* ]]; then server_extra=(--multihome 10.98.0.1); client_extra=(--multihome 10.98.0.2); fi
   # shellcheck disable=SC2086
-  ip netns exec rddp-a $RDDP write-bw -B 10.99.0.1 --verify -D "$duration" "${args[@]}" "${server_extra[@]}" \
+  ip netns exec rddp-a $RDDP "$test" -B 10.99.0.1 --verify -D "$duration" "${args[@]}" "${server_extra[@]}" \
     > "/tmp/$name.server" 2>&1 &
   server=$!
   for _ in $(seq 600); do grep -q "server: listening" "/tmp/$name.server" && break; sleep 0.1; done
   # shellcheck disable=SC2086
-  ip netns exec rddp-b $RDDP write-bw 10.99.0.1 --verify -D "$duration" "${args[@]}" "${client_extra[@]}" \
+  ip netns exec rddp-b $RDDP "$test" 10.99.0.1 --verify --timeline -D "$duration" "${args[@]}" "${client_extra[@]}" \
     > "/tmp/$name.client" 2>&1 &
   client=$!
   for _ in $(seq 600); do grep -q "data connection" "/tmp/$name.client" && break; sleep 0.1; done

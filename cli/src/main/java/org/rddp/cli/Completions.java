@@ -124,6 +124,15 @@ public final class Completions {
      * packets is read as it comes rather than one wake-up at a time on either side.
      */
     public WorkCompletion next(String what, int batch, Duration wait) throws PeerException {
+        WorkCompletion next = within(what, batch, wait);
+        if (next == null) {
+            throw new PeerException("no answer within " + wait.toSeconds() + " s waiting for " + what);
+        }
+        return next;
+    }
+
+    /** {@link #next(String, int, Duration)}, but null when {@code wait} runs out first. */
+    public WorkCompletion within(String what, int batch, Duration wait) throws PeerException {
         for (int round = 0; round < SPINS; round++) {
             if (cq.poll(completion)) {
                 return checked(what);
@@ -137,7 +146,7 @@ public final class Completions {
             }
             long left = deadline - System.nanoTime();
             if (left <= 0) {
-                throw new PeerException("no answer within " + wait.toSeconds() + " s waiting for " + what);
+                return null;
             }
             try {
                 cq.awaitNotification(Duration.ofNanos(Math.min(left, NAP)));

@@ -91,6 +91,7 @@ final class BandwidthTests {
         }
         SendWorkRequest request = new SendWorkRequest(1).opcode(s.test.opcode).signaled(true);
         PerfMeter meter = new PerfMeter(size, s.txDepth, s.settings);
+        Timeline timeline = s.timeline == null ? null : new Timeline(size, s.timeline);
         long iterations = s.settings.iterations();
         for (DataQp data : s.qps) {
             data.posted = 0;
@@ -139,7 +140,13 @@ final class BandwidthTests {
             }
             s.qps.get((int) completion.wrId()).completed++;
             meter.tick();
+            if (timeline != null) {
+                timeline.tick();
+            }
             report(meter, size);
+        }
+        if (timeline != null) {
+            timeline.end();
         }
         if (s.settings.verify() && s.test.opcode == WorkOpcode.RDMA_READ) {
             s.verifySlots(size, false);
@@ -160,9 +167,20 @@ final class BandwidthTests {
         long iterations = s.settings.iterations();
         int every = Math.max(1, s.rxDepth / 3);
         PerfMeter meter = new PerfMeter(size, s.txDepth, s.settings);
+        Timeline timeline = s.timeline == null ? null : new Timeline(size, s.timeline);
         long due = iterations * s.qps.size(); // receives still to come, counted down rather than recounted each time
         while (iterations == 0 ? !meter.over() : due > 0) {
-            WorkCompletion completion = s.completions.next("a Send from the client");
+            WorkCompletion completion;
+            if (iterations == 0 && meter.started()) {
+                // a duration ends on this side's clock, as perftest's alarm ends it: the client's last Send may
+                // have come before it did (its clock started before the first Send arrived here)
+                completion = s.completions.within("a Send from the client", 1, meter.left());
+                if (completion == null) {
+                    break;
+                }
+            } else {
+                completion = s.completions.next("a Send from the client");
+            }
             if (completion.opcode() != WcOpcode.RECV) {
                 continue; // a credit Write done
             }
@@ -179,6 +197,9 @@ final class BandwidthTests {
             data.received++;
             due--;
             meter.tick();
+            if (timeline != null) {
+                timeline.tick();
+            }
             if (iterations == 0 || data.receivesPosted < iterations) {
                 receive.wrId(i).sge(0, data.buffer, s.half, size);
                 data.qp.postReceive(receive);
@@ -191,6 +212,9 @@ final class BandwidthTests {
                 s.post(data, credit, "a credit");
             }
             report(meter, size);
+        }
+        if (timeline != null) {
+            timeline.end();
         }
         return meter.result();
     }

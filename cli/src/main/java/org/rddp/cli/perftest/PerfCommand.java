@@ -88,6 +88,14 @@ public final class PerfCommand implements Callable<Integer> {
             + "(default: when on a terminal)")
     Boolean progress;
 
+    @Option(names = "--timeline", description = "bandwidth tests: print each second's messages and MB/sec with the "
+            + "time, and the longest pause between completions (a path failure's gap)")
+    boolean timeline;
+
+    @Option(names = "--primary-path", description = "client over SCTP: make the path to this address of the server "
+            + "(one it binds with --multihome) its data connections' primary path")
+    InetAddress primaryPath;
+
     @Option(names = "--timeout", defaultValue = "30", description = "seconds to wait for each step of the peer; "
             + "default: ${DEFAULT-VALUE}")
     int timeoutSeconds = 30;
@@ -145,6 +153,13 @@ public final class PerfCommand implements Callable<Integer> {
         Consumer<String> info = json ? line -> { } : out::println;
         PerfSession session = new PerfSession(new RdmaDevice("rddp0"), settings, client, info,
                 showProgress ? err::println : line -> { });
+        if (timeline) {
+            session.timeline = line -> {
+                out.println(line);
+                out.flush();
+            };
+        }
+        session.primaryPath = primaryPath;
         try {
             if (client) {
                 if (test == Test.WRITE_LAT) {

@@ -51,6 +51,11 @@ final class PerfMeter {
         }
     }
 
+    /** With a duration, once started: the time left until it is over (zero or less: over). */
+    java.time.Duration left() {
+        return java.time.Duration.ofNanos(stopAt - System.nanoTime());
+    }
+
     /** With a duration: whether it is over (never before the first post). */
     boolean over() {
         return settings.seconds() > 0 && begin != 0 && System.nanoTime() - stopAt >= 0;

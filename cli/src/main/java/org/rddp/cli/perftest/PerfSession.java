@@ -128,6 +128,10 @@ public final class PerfSession {
     final BandwidthTests bandwidthTests = new BandwidthTests(this);
     final LatencyTests latencyTests = new LatencyTests(this);
     Driver driver = Driver.NONE;
+    /** {@code --timeline}: where a bandwidth run's second-by-second lines go, or null. */
+    Consumer<String> timeline;
+    /** {@code --primary-path}: the server's address the client's data connections make their primary path, or null. */
+    java.net.InetAddress primaryPath;
     int cycle = Perftest.CYCLE_BUFFER;
     int cacheLine = Perftest.CACHE_LINE;
     int half;
@@ -184,6 +188,12 @@ public final class PerfSession {
         prologue();
         for (int i = 0; i < settings.qps(); i++) {
             qps.get(i).qp = connectData(manager, server, options, i);
+            if (primaryPath != null && server instanceof java.net.InetSocketAddress at) {
+                String which = "data connection " + (i + 1);
+                await(qps.get(i).qp.choosePrimaryPath(new java.net.InetSocketAddress(primaryPath, at.getPort())),
+                        "choosing " + which + "'s primary path");
+                info.accept(" " + which + " paths: " + await(qps.get(i).qp.paths(), which + "'s paths"));
+            }
         }
         control.exchange(Dest.ZERO.encode(), "handshake after the data connections");
         run(results);
