@@ -466,6 +466,8 @@ final class DdpAssociation {
                 nextRetransmissionCount = System.nanoTime() + RETRANSMISSIONS_EVERY;
                 countRetransmissions();
                 followPath();
+            } else if (socket.pathMtuLearned()) {
+                followPath();
             }
             // only sessions that met a full socket wait for room: no walk over every stream, no native call, per poll
             if (!down && !waitingForRoom.isEmpty() && socket.writable() && sendHeld(false)) {

@@ -111,6 +111,15 @@ public interface SctpSocket extends AutoCloseable {
     }
 
     /**
+     * Whether the stack learned of a change in the path MTU since {@link #currentMaxMessage()} was last asked, for a
+     * backend that learns of it as packets go (usrsctp: the kernel refused one) rather than by being asked. Called at
+     * every poll: a field's read. Owner thread.
+     */
+    default boolean pathMtuLearned() {
+        return false;
+    }
+
+    /**
      * Starts a graceful shutdown (SHUTDOWN) and keeps the socket until the association is down, which
      * {@link #receive} reports ({@link ReceivedMessage#ASSOCIATION_DOWN}); {@link #close} frees it then. A backend
      * whose stack finishes a shutdown by itself (the kernel's) just closes. Owner thread.

@@ -50,6 +50,10 @@ public final class Posix {
     public static final int IP_MTU_DISCOVER = 10;
     /** Always set the Don't Fragment bit (RFC 5043 §9: the path MTU is chosen so that nothing fragments). */
     public static final int IP_PMTUDISC_DO = 2;
+    /** IP_MTU_DISCOVER / IPV6_MTU_DISCOVER: the kernel fragments what exceeds the path MTU (no Don't Fragment). */
+    public static final int IP_PMTUDISC_DONT = 0;
+    /** sendto: larger than the path MTU the kernel knows, with Don't Fragment (it learned a smaller one). */
+    public static final int EMSGSIZE = 90;
     public static final int SHUT_WR = 1;
     public static final short POLLOUT = 0x4;
 
@@ -262,8 +266,12 @@ public final class Posix {
         }
     }
 
-    /** Sends {@code packet} on {@code fd} to the sockaddr_in {@code to}; errno in {@code state} if it fails. */
-    public static void sendTo(MemorySegment state, int fd, MemorySegment packet, MemorySegment to)
+    /**
+     * Sends {@code packet} on {@code fd} to the sockaddr {@code to}.
+     *
+     * @return 0, or the errno it failed with ({@link #EMSGSIZE}: larger than the path MTU the kernel knows)
+     */
+    public static int sendTo(MemorySegment state, int fd, MemorySegment packet, MemorySegment to)
             throws IOException {
         long sent;
         try {
@@ -271,9 +279,7 @@ public final class Posix {
         } catch (Throwable e) {
             throw new IOException(e);
         }
-        if (sent < 0) {
-            throw new IOException("sendto failed: " + describeErrno(state));
-        }
+        return sent < 0 ? errno(state) : 0;
     }
 
     /** Closes {@code fd}, ignoring what fails. */

@@ -46,6 +46,12 @@ final class Links {
         volatile boolean freed;
         /** Sockets whose association runs over it; a held link is never given back. Guarded by PATHS. */
         private int holders;
+        /**
+         * The IP path MTU towards the peer the kernel learned after the link's MTU was set (a hop's ICMP "fragmentation
+         * needed" or "packet too big"), once a packet was refused for it; 0 until then. Its associations take it
+         * ({@link UsrsctpSocket#currentMaxMessage}).
+         */
+        volatile int learnedIpMtu;
 
         Link(int index, Endpoint endpoint, InetSocketAddress remote) throws IOException {
             this.index = index;
@@ -53,6 +59,20 @@ final class Links {
             this.endpoint = endpoint;
             this.remote = remote;
             this.sockaddr = Posix.sockaddr(Arena.ofAuto(), remote);
+        }
+
+        /** The largest SCTP packet the path MTU the kernel learned leaves room for, or 0 when it learned none. */
+        int learnedSctpMtu() {
+            int ipMtu = learnedIpMtu;
+            return ipMtu == 0 ? 0 : UsrsctpStack.sctpMtu(ipMtu, remote.getAddress(), endpoint.udp);
+        }
+
+        /** A packet was refused for the path MTU: asks the kernel what it learned towards the peer. */
+        void pathMtuShrank() {
+            int known = Posix.pathMtu(remote.getAddress());
+            if (known > 0) {
+                learnedIpMtu = known;
+            }
         }
     }
 
@@ -68,6 +88,8 @@ final class Links {
         private volatile org.rddp.transport.sctp.io.EpollPoller poller;
         /** Where a send's errno goes; its monitor orders the sends of the loops that call into usrsctp. */
         private final MemorySegment sendState = Posix.captureState(Arena.ofAuto());
+        /** IP_MTU_DISCOVER's value for a send, guarded by {@link #sendState}. */
+        private final MemorySegment discovery = Arena.ofAuto().allocate(java.lang.foreign.ValueLayout.JAVA_INT);
         private int registration;
         volatile boolean open = true;
         /** The last {@link #look} found packets. Loop thread. */
@@ -78,7 +100,25 @@ final class Links {
             this.local = local;
             this.udp = udp;
             this.fd = fd;
+            // Don't Fragment: the path MTU is chosen so that nothing needs it (RFC 5043 §9); a smaller one a hop
+            // reports makes the kernel refuse larger packets (EMSGSIZE) rather than fragment them
+            synchronized (sendState) {
+                discover(Posix.IP_PMTUDISC_DO);
+            }
             loop.execute(() -> UsrsctpRuntime.tickOn(loop, this));
+        }
+
+        /** Sets IP_MTU_DISCOVER (IPV6_MTU_DISCOVER) to {@code mode}. Holds {@link #sendState}. */
+        @SuppressWarnings("checkstyle:IllegalCatch") // invokeExact declares Throwable
+        private void discover(int mode) {
+            boolean v6 = local instanceof java.net.Inet6Address;
+            discovery.set(java.lang.foreign.ValueLayout.JAVA_INT, 0, mode);
+            try {
+                int ignored = (int) Posix.SETSOCKOPT.invokeExact(sendState, fd, v6 ? Posix.IPPROTO_IPV6
+                        : Posix.IPPROTO_IP, v6 ? Posix.IPV6_MTU_DISCOVER : Posix.IP_MTU_DISCOVER, discovery, 4);
+            } catch (Throwable e) {
+                throw new IllegalStateException(e); // a linked libc call does not fail to be called
+            }
         }
 
         /** Has the loop's poller read the socket, and close it with the loop. The last step of a constructor. */
@@ -114,15 +154,32 @@ final class Links {
         }
 
         /**
-         * Sends one SCTP packet (common header and chunks) to the link's peer. On whichever loop's thread called into
-         * usrsctp: its own reading a packet, or another's driving usrsctp's clock ({@link UsrsctpRuntime#tick}).
+         * Sends one SCTP packet (common header and chunks) to the link's peer, with Don't Fragment. On whichever loop's
+         * thread called into usrsctp: its own reading a packet, or another's driving usrsctp's clock
+         * ({@link UsrsctpRuntime#tick}). A packet larger than the path MTU the kernel learned from a hop since the
+         * association started (EMSGSIZE) goes again at once without Don't Fragment, fragmented by IP: SCTP does not cut
+         * a chunk again (RFC 9260 §7.3), and usrsctp, whose path MTU discovery is off over AF_CONN, made it for the
+         * larger MTU. The link asks the kernel for the MTU it learned, and its associations take it, so that what they
+         * make next fits ({@link UsrsctpSocket#currentMaxMessage}).
          */
         void send(MemorySegment packet, Link link) throws IOException {
             synchronized (sendState) { // its loop, and another loop driving usrsctp's clock (UsrsctpRuntime.tick)
                 if (!open) {
                     throw new IOException("the " + (udp ? "UDP" : "raw IP") + " socket of this loop is closed");
                 }
-                Posix.sendTo(sendState, fd, packet, link.sockaddr);
+                int errno = Posix.sendTo(sendState, fd, packet, link.sockaddr);
+                if (errno == Posix.EMSGSIZE) {
+                    link.pathMtuShrank();
+                    discover(Posix.IP_PMTUDISC_DONT);
+                    try {
+                        errno = Posix.sendTo(sendState, fd, packet, link.sockaddr);
+                    } finally {
+                        discover(Posix.IP_PMTUDISC_DO);
+                    }
+                }
+                if (errno != 0) {
+                    throw new IOException("sendto failed: " + Posix.describe(errno));
+                }
             }
         }
 

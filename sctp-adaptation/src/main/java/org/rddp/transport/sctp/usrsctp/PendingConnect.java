@@ -20,17 +20,19 @@ final class PendingConnect implements SctpStack.Connecting {
     private final MemorySegment socket;
     private final InetSocketAddress remote;
     private final int mtu;
+    private final Links.Link link;
     private final Runnable onFree;
     private final SctpStack.Connected done;
     private final int id;
     private boolean over;
 
-    private PendingConnect(Loop loop, MemorySegment socket, InetSocketAddress remote, int mtu, Runnable onFree,
-            SctpStack.Connected done) throws IOException {
+    private PendingConnect(Loop loop, MemorySegment socket, InetSocketAddress remote, int mtu, Links.Link link,
+            Runnable onFree, SctpStack.Connected done) throws IOException {
         this.loop = loop;
         this.socket = socket;
         this.remote = remote;
         this.mtu = mtu;
+        this.link = link;
         this.onFree = onFree;
         this.done = done;
         this.id = Upcalls.attach(socket, () -> loop.execute(this::look), "connecting");
@@ -66,7 +68,8 @@ final class PendingConnect implements SctpStack.Connecting {
             }
             Links.hold(link); // released when the socket is freed, or the connect fails
             held = link;
-            pending = new PendingConnect(loop, socket, remote, mtu, LoopEndpoints.freeing(endpoint, port, link), done);
+            pending = new PendingConnect(loop, socket, remote, mtu, link, LoopEndpoints.freeing(endpoint, port, link),
+                    done);
             int status = (int) Usrsctp.CONNECT.invokeExact(state, socket, Usrsctp.sockaddrConn(arena, link.handle,
                     remote.getPort()), (int) Usrsctp.SOCKADDR_CONN_SIZE);
             if (status != 0 && Usrsctp.errno(state) != Usrsctp.EINPROGRESS) {
@@ -133,7 +136,7 @@ final class PendingConnect implements SctpStack.Connecting {
         Upcalls.release(id);
         UsrsctpSocket connected;
         try {
-            connected = new UsrsctpSocket(socket, streams, UsrsctpStack.maxMessage(mtu), remote, onFree);
+            connected = new UsrsctpSocket(socket, streams, mtu, remote, link, onFree);
         } catch (IOException | RuntimeException e) {
             SocketSetup.closeQuietly(socket);
             onFree.run();

@@ -13,8 +13,8 @@ import org.rddp.transport.sctp.io.Posix;
 /**
  * SCTP over UDP (RFC 6951) for one loop: a non-blocking UDP socket through libc, bound to one local address (or
  * the wildcard), watched by the loop's epoll. The loop's thread reads it and hands each datagram to usrsctp, so a
- * loop driven by an application thread reads its own socket. Datagrams leave with the Don't Fragment bit: the path
- * MTU is chosen so that nothing needs fragmenting (RFC 5043 §9).
+ * loop driven by an application thread reads its own socket. Datagrams leave with the Don't Fragment bit
+ * ({@link Links.Endpoint#send}).
  */
 @SuppressWarnings("checkstyle:IllegalCatch") // invokeExact declares Throwable
 final class UdpEndpoint extends Links.Endpoint {
@@ -56,18 +56,13 @@ final class UdpEndpoint extends Links.Endpoint {
             java.util.function.Consumer<UdpEndpoint> unused) throws IOException {
         try (Arena setup = Arena.ofConfined()) {
             MemorySegment state = Posix.captureState(setup);
-            boolean v6 = Posix.family(local) == Posix.AF_INET6;
             int fd = (int) Posix.SOCKET.invokeExact(state, Posix.family(local),
                     Posix.SOCK_DGRAM | Posix.SOCK_NONBLOCK | Posix.SOCK_CLOEXEC, 0);
             if (fd < 0) {
                 throw new IOException("UDP socket failed: " + Posix.describeErrno(state));
             }
             try {
-                Posix.socketBuffers(state, fd, socketBuffer);
-                // Don't Fragment (IPv6 never fragments on the way; this keeps the sender from doing it either)
-                int ignored = (int) Posix.SETSOCKOPT.invokeExact(state, fd, v6 ? Posix.IPPROTO_IPV6 : Posix.IPPROTO_IP,
-                        v6 ? Posix.IPV6_MTU_DISCOVER : Posix.IP_MTU_DISCOVER,
-                        Posix.intValue(setup, Posix.IP_PMTUDISC_DO), 4);
+                Posix.socketBuffers(state, fd, socketBuffer); // Don't Fragment: Links.Endpoint sets it
                 MemorySegment address = Posix.sockaddr(setup, new InetSocketAddress(local, port));
                 int status = (int) Posix.BIND.invokeExact(state, fd, address, (int) address.byteSize());
                 if (status != 0) {

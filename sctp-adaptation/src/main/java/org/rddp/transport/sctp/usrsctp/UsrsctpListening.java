@@ -124,7 +124,7 @@ final class UsrsctpListening extends LoopListening {
                 throw e;
             }
         }
-        UsrsctpSocket wrapped = new UsrsctpSocket(accepted, streams, UsrsctpStack.maxMessage(pathMtu), remote,
+        UsrsctpSocket wrapped = new UsrsctpSocket(accepted, streams, pathMtu, remote, link,
                 LoopEndpoints.freeing(endpoint, port, link));
         if (link != null) {
             Links.hold(link); // released when the socket is freed

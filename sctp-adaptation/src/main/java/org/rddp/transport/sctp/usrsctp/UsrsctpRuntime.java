@@ -234,7 +234,7 @@ final class UsrsctpRuntime {
             }
             MemorySegment packet = buffer.reinterpret(length);
             Checksums.put(packet, size);
-            link.endpoint.send(packet, link);
+            link.endpoint.send(packet, link); // Don't Fragment as long as the path takes it (Links.Endpoint.send)
             return 0;
         } catch (Throwable e) {
             return EIO; // nothing may escape an upcall; SCTP treats the packet as lost

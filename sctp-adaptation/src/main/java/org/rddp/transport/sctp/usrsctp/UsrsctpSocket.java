@@ -39,11 +39,22 @@ final class UsrsctpSocket extends NativeSctpSocket {
     private final MemorySegment noDelay = arena.allocate(JAVA_INT);
     private final MemorySegment status = arena.allocate(Usrsctp.STATUS_SIZE, 8);
     private final MemorySegment statusLength = arena.allocate(JAVA_INT);
+    private final Links.Link link;
+    /** The path MTU its association sends by (SCTP packet size). Owner thread. */
+    private int sctpMtu;
+    /** The link's learned IP path MTU when it was last taken ({@link Links.Link#learnedIpMtu}). Owner thread. */
+    private int takenIpMtu;
 
-    /** @param onFree runs once the socket is freed (a raw IP socket's loop stops taking its port) */
-    UsrsctpSocket(MemorySegment socket, int streams, int maxMessage, java.net.InetSocketAddress remote,
+    /**
+     * @param sctpMtu the largest SCTP packet its association sends (the path MTU it was given)
+     * @param link    the path its packets take, or null when unknown
+     * @param onFree  runs once the socket is freed (a raw IP socket's loop stops taking its port)
+     */
+    UsrsctpSocket(MemorySegment socket, int streams, int sctpMtu, java.net.InetSocketAddress remote, Links.Link link,
             Runnable onFree) throws IOException {
-        super(remote, streams, maxMessage);
+        super(remote, streams, UsrsctpStack.maxMessage(sctpMtu));
+        this.sctpMtu = sctpMtu;
+        this.link = link;
         this.socket = socket;
         this.onFree = onFree;
         this.id = Upcalls.attach(socket, this::ready, "association's");
@@ -160,6 +171,73 @@ final class UsrsctpSocket extends NativeSctpSocket {
         } finally {
             calls.exit();
         }
+    }
+
+    /**
+     * The one path (AF_CONN carries one address, {@code MultihomingTest}): to the peer's IP address under the
+     * encapsulation, in the state and with the RTO SCTP_STATUS gives its primary.
+     */
+    @Override
+    public java.util.List<org.rddp.llp.LlpPath> paths() {
+        if (!calls.tryEnter()) {
+            return java.util.List.of();
+        }
+        try {
+            statusLength.set(JAVA_INT, 0, (int) Usrsctp.STATUS_SIZE);
+            int result = (int) Usrsctp.GETSOCKOPT.invokeExact(sendState, socket, Usrsctp.IPPROTO_SCTP,
+                    Usrsctp.SCTP_STATUS, status, statusLength);
+            if (result != 0) {
+                return java.util.List.of();
+            }
+            int state = status.get(JAVA_INT, Usrsctp.STATUS_PRIMARY_STATE);
+            return java.util.List.of(new org.rddp.llp.LlpPath(remoteAddress(),
+                    (state & Usrsctp.SCTP_ADDR_UNCONFIRMED) != 0 ? org.rddp.llp.LlpPath.State.UNCONFIRMED
+                            : (state & Usrsctp.SCTP_ADDR_ACTIVE) != 0 ? org.rddp.llp.LlpPath.State.ACTIVE
+                                    : org.rddp.llp.LlpPath.State.INACTIVE, true,
+                    java.time.Duration.ofMillis(Integer.toUnsignedLong(status.get(JAVA_INT,
+                            Usrsctp.STATUS_PRIMARY_RTO)))));
+        } catch (Throwable e) {
+            return java.util.List.of(); // the association is failing: it has none to tell
+        } finally {
+            calls.exit();
+        }
+    }
+
+    @Override
+    public void choosePrimaryPath(java.net.InetSocketAddress peer) throws IOException {
+        throw new IOException("usrsctp here carries one path per association (AF_CONN addresses cannot be put in an "
+                + "INIT): choosing among several needs kernel SCTP");
+    }
+
+    /** Whether its link learned a path MTU since this socket last took one. */
+    @Override
+    public boolean pathMtuLearned() {
+        return link != null && link.learnedIpMtu != takenIpMtu;
+    }
+
+    /**
+     * What fits in a packet now: the path MTU it was given, or the smaller one the kernel learned towards the peer
+     * since (a hop's ICMP, which made it refuse a larger packet: {@link Links.Endpoint#send}), then given to usrsctp,
+     * whose path MTU discovery is off over AF_CONN. Chunks made before go out fragmented by IP (RFC 9260 §7.3); new
+     * messages fit.
+     */
+    @Override
+    public int currentMaxMessage() {
+        if (link != null) {
+            takenIpMtu = link.learnedIpMtu;
+            int learned = link.learnedSctpMtu();
+            if (learned > 0 && learned < sctpMtu && calls.tryEnter()) {
+                try {
+                    SocketSetup.pathMtu(socket, learned);
+                    sctpMtu = learned;
+                } catch (IOException e) {
+                    // the association is failing: nothing more goes out
+                } finally {
+                    calls.exit();
+                }
+            }
+        }
+        return UsrsctpStack.maxMessage(sctpMtu);
     }
 
     @Override

@@ -145,9 +145,13 @@ public final class UsrsctpStack implements SctpStack {
 
     /** The largest SCTP packet (common header and chunks) that avoids IP fragmentation between the two. */
     int sctpMtu(InetAddress local, InetAddress remote) {
-        InetAddress either = remote != null ? remote : local;
-        int ipHeader = either instanceof java.net.Inet6Address ? IPV6_HEADER : IP_HEADER;
-        return (ipMtu(local, remote) - ipHeader - (encapsulated ? UDP_HEADER : 0)) & ~3;
+        return sctpMtu(ipMtu(local, remote), remote != null ? remote : local, encapsulated);
+    }
+
+    /** The largest SCTP packet an IP packet of {@code ipMtu} octets to {@code peer} carries. */
+    static int sctpMtu(int ipMtu, InetAddress peer, boolean encapsulated) {
+        int ipHeader = peer instanceof java.net.Inet6Address ? IPV6_HEADER : IP_HEADER;
+        return (ipMtu - ipHeader - (encapsulated ? UDP_HEADER : 0)) & ~3;
     }
 
     /**
