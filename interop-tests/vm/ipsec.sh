@@ -3,7 +3,9 @@
 # by a veth pair; for each transport named (name:rddp options), an rddp write-bw run with --verify from B to A in the
 # clear, then with the hosts' traffic protected by ESP in transport mode (ip xfrm, AES-GCM; RFC 5043 §13, RFC 7146).
 # While protected, each host drops (and counts) any packet to or from the other that is neither ESP nor came out of
-# ESP: IPSEC lines report those counts, which must be 0, and each run's output. $RDDP is the command that runs rddp.
+# ESP: IPSEC lines report those counts, which must be 0, and each run's output. With $COMPARE (rddp compare options),
+# each phase also runs rddp compare with those options between the hosts (responder on A, initiator on B), its JSON
+# printed on COMPARE-prefixed lines. $RDDP is the command that runs rddp.
 set -euo pipefail
 ip netns add rddp-a
 ip netns add rddp-b
@@ -50,12 +52,32 @@ run() { # name, label, rddp options...
   [[ $client_status == 0 && $server_status == 0 ]]
 }
 
+compare() { # label
+  [[ -n ${COMPARE:-} ]] || return 0
+  local label=$1 responder
+  # shellcheck disable=SC2086
+  ip netns exec rddp-a $RDDP compare --serve --once -B 10.99.0.1 > "/tmp/compare.$label.server" 2>&1 &
+  responder=$!
+  for _ in $(seq 900); do grep -q "server: listening" "/tmp/compare.$label.server" && break; sleep 0.1; done
+  local client_status=0 server_status=0
+  # shellcheck disable=SC2086
+  ip netns exec rddp-b $RDDP compare --peer 10.99.0.1 --json -o "/tmp/compare-$label" $COMPARE \
+    > "/tmp/compare.$label.client" 2>&1 || client_status=$?
+  wait "$responder" || server_status=$?
+  echo "IPSEC compare $label client=$client_status server=$server_status"
+  sed "s/^/COMPARE $label: /" "/tmp/compare-$label/compare.json" 2>/dev/null || true
+  echo
+  [[ $client_status == 0 ]] || sed "s/^/IPSEC compare $label client: /" "/tmp/compare.$label.client"
+  [[ $client_status == 0 && $server_status == 0 ]]
+}
+
 status=0
 for spec in "$@"; do
   name=${spec%%:*}
   read -r -a args <<< "${spec#*:}"
   run "$name" clear "${args[@]}" || status=1
 done
+compare clear || status=1
 protect rddp-a 10.99.0.1 10.99.0.2
 protect rddp-b 10.99.0.2 10.99.0.1
 for spec in "$@"; do
@@ -63,6 +85,7 @@ for spec in "$@"; do
   read -r -a args <<< "${spec#*:}"
   run "$name" esp "${args[@]}" || status=1
 done
+compare esp || status=1
 echo "IPSEC cleartext dropped: a=$(cleartext rddp-a) b=$(cleartext rddp-b)"
 echo "IPSEC esp packets: $(ip -n rddp-a -s xfrm state | awk '/lifetime current/ { getline; print }' | tr '\n' ' ')"
 exit "$status"

@@ -36,8 +36,9 @@ for spec in "$@"; do
   ip netns exec rddp-b $RDDP "$test" 10.99.0.1 --verify --timeline -D "$duration" "${args[@]}" "${client_extra[@]}" \
     > "/tmp/$name.client" 2>&1 &
   client=$!
-  for _ in $(seq 600); do grep -q "data connection" "/tmp/$name.client" && break; sleep 0.1; done
-  sleep 3 # the transfer runs on the first path
+  # the transfer runs on the first path: a second of its timeline with completions in it, and two more
+  for _ in $(seq 600); do grep -Eq "timeline \S+ [1-9][0-9]* messages" "/tmp/$name.client" && break; sleep 0.1; done
+  sleep 2
   echo "MULTIHOME $name link-down $(date +%s.%N)"
   ip -n rddp-a link set rddp-a0 down
   sleep "$outage"

@@ -33,15 +33,47 @@ public final class Compare {
         /** The JDK's {@code SctpChannel}, on a host with kernel SCTP: what a Java program there would use. */
         JDK_SCTP_SOCKET("SctpChannel (JDK)", null),
         RDDP_SCTP("RDDP over SCTP", SCTP_SOCKET),
-        EXS_SCTP("EXS over SCTP", SCTP_SOCKET);
+        EXS_SCTP("EXS over SCTP", SCTP_SOCKET),
+        /** {@code --ipv6}: the same over IPv6's loopback ({@code ::1}), both ends in one process. */
+        TCP_SOCKET_6("TCP socket v6", null, TCP_SOCKET),
+        RDDP_MPA_6("RDDP over MPA v6", TCP_SOCKET_6, RDDP_MPA),
+        SCTP_SOCKET_6("SCTP socket v6", null, SCTP_SOCKET),
+        RDDP_SCTP_6("RDDP over SCTP v6", SCTP_SOCKET_6, RDDP_SCTP);
 
         final String label;
         /** The socket a ratio is taken to, or null for a socket. */
         final Series baseline;
+        /** The IPv4 series this one runs as, over IPv6; null for an IPv4 series. */
+        private final Series overIpv6Of;
 
         Series(String label, Series baseline) {
+            this(label, baseline, null);
+        }
+
+        Series(String label, Series baseline, Series overIpv6Of) {
             this.label = label;
             this.baseline = baseline;
+            this.overIpv6Of = overIpv6Of;
+        }
+
+        /** Whether it runs over IPv6. */
+        boolean ipv6() {
+            return overIpv6Of != null;
+        }
+
+        /** What runs: the IPv4 series itself, or the one an IPv6 series repeats. */
+        Series measured() {
+            return overIpv6Of != null ? overIpv6Of : this;
+        }
+
+        /** The IPv6 twin of an IPv4 series, or null when it has none. */
+        Series overIpv6() {
+            for (Series each : values()) {
+                if (each.overIpv6Of == this) {
+                    return each;
+                }
+            }
+            return null;
         }
 
         boolean exs() {
@@ -258,12 +290,15 @@ public final class Compare {
 
     /**
      * Warms {@code series} up at {@code size} and returns the rate it reached, in octets a second. A first run moves
-     * {@link #DEFAULT_BYTES} (100..20,000 messages); when points are sized by time, a warm-up shorter than
-     * {@link #WARM_UP_SHARE} of a point runs again, longer, up to {@link #WARM_UP_RUNS} times: 20,000 messages of
-     * 64 B take milliseconds, mostly start-up, and their rate sized the points at a tenth of a second or less.
+     * {@link #DEFAULT_BYTES}, or the points' volume when that is less (100..20,000 messages); when points are sized by
+     * time, a warm-up shorter than {@link #WARM_UP_SHARE} of a point runs again, longer, up to {@link #WARM_UP_RUNS}
+     * times: 20,000 messages of 64 B take milliseconds, mostly start-up, and their rate sized the points at a tenth
+     * of a second or less.
      */
     static double warmUp(Plan plan, Measure measure, Series series, int size) throws Exception {
-        long iterations = Math.clamp(DEFAULT_BYTES / size, 100, 20_000);
+        // points of a given volume warm up with it, when it is less (at least 100 messages: the JIT's share)
+        long bytes = plan.bandwidthBytes() > 0 ? Math.min(plan.bandwidthBytes(), DEFAULT_BYTES) : DEFAULT_BYTES;
+        long iterations = Math.clamp(bytes / size, 100, 20_000);
         double rate = rate(measure.run(new Task(series, BANDWIDTH, size, iterations)));
         if (plan.bandwidthBytes() > 0) {
             return rate; // the points have a volume of their own
@@ -313,7 +348,7 @@ public final class Compare {
                     + " runs, spread (max-min)/median in %, ratios taken within each run" : "").append('\n');
             out.append(String.format(Locale.ROOT, "%10s", "#bytes"));
             for (Series each : series) {
-                out.append(String.format(Locale.ROOT, " %16s", each.label));
+                out.append(String.format(Locale.ROOT, " %" + width(each) + "s", each.label));
                 if (each.baseline != null) {
                     out.append(String.format(Locale.ROOT, " %6s", "ratio"));
                 }
@@ -329,10 +364,11 @@ public final class Compare {
                 out.append(String.format(Locale.ROOT, "%10d", size));
                 for (Series each : series) {
                     Point point = results.point(each, kind, size);
-                    out.append(point == null ? String.format(Locale.ROOT, " %16s", "-") : results.repeat() > 1
-                            ? String.format(Locale.ROOT, " %10.2f ±%3.0f%%", point.value(),
-                                    100 * (point.max() - point.min()) / point.value())
-                            : String.format(Locale.ROOT, " %16.2f", point.value()));
+                    int width = width(each);
+                    out.append(point == null ? String.format(Locale.ROOT, " %" + width + "s", "-")
+                            : results.repeat() > 1 ? String.format(Locale.ROOT, " %" + (width - 6) + ".2f ±%3.0f%%",
+                                    point.value(), 100 * (point.max() - point.min()) / point.value())
+                            : String.format(Locale.ROOT, " %" + width + ".2f", point.value()));
                     if (each.baseline != null) {
                         out.append(ratio(results.ratio(each, each.baseline, kind, size)));
                     }
@@ -345,6 +381,11 @@ public final class Compare {
             out.append('\n');
         }
         return out.toString();
+    }
+
+    /** A column's width: 16, or its label's. */
+    private static int width(Series each) {
+        return Math.max(16, each.label.length());
     }
 
     /** Whether {@code each} gets a second ratio, to the JDK's SCTP socket (which runs next to it). */

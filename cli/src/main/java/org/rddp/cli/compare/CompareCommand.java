@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import org.rddp.cli.perftest.PerfSession;
 import org.rddp.cli.PeerException;
 import org.rddp.cli.TransportOptions;
 import org.rddp.transport.sctp.SctpStack;
@@ -109,6 +110,18 @@ public final class CompareCommand implements Callable<Integer> {
             + "in this process, with the transports' defaults")
     boolean exs;
 
+    @Option(names = "--cq-mod", defaultValue = "100", description = "RDDP's Write bandwidth: signal one work request "
+            + "in this many, as perftest's --cq-mod; default: ${DEFAULT-VALUE}")
+    int cqMod = PerfSession.Settings.CQ_MOD;
+
+    @Option(names = "--post-list", defaultValue = "1", description = "RDDP's Write bandwidth: work requests posted "
+            + "per call, as perftest's --post-list; default: ${DEFAULT-VALUE}")
+    int postList = 1;
+
+    @Option(names = "--ipv6", description = "add each transport's series over IPv6's loopback (::1) next to IPv4's, "
+            + "both ends in this process")
+    boolean ipv6;
+
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
@@ -171,6 +184,17 @@ public final class CompareCommand implements Callable<Integer> {
                 default -> throw new IllegalArgumentException("a transport is mpa or sctp, not " + transport);
             }
         }
+        if (ipv6) {
+            if (peer != null) {
+                throw new IllegalArgumentException("--ipv6 runs both ends in this process, on ::1: give it without "
+                        + "--peer (a responder's series run on the address it was reached at)");
+            }
+            for (Compare.Series each : List.copyOf(series)) {
+                if (each.overIpv6() != null) {
+                    series.add(each.overIpv6());
+                }
+            }
+        }
         Compare.Results results;
         if (peer == null) {
             TransportOptions mpa = new TransportOptions();
@@ -181,7 +205,8 @@ public final class CompareCommand implements Callable<Integer> {
             sctp.sctpStack = sctpStack;
             Compare.Plan plan = plan(series, stack);
             banner(stdout, series, stack, "loopback, both ends in this process");
-            results = Compare.run(plan, Compare.inProcess(new CompareEnds.Transports(mpa, sctp, stack)),
+            results = Compare.run(plan, Compare.inProcess(new CompareEnds.Transports(mpa, sctp, stack, cqMod,
+                    postList)),
                     Compare.IN_PROCESS, err::println);
         } else {
             if (!crc) {
@@ -189,7 +214,7 @@ public final class CompareCommand implements Callable<Integer> {
                         + "asks for CRCs, and either side's asking turns them on (RFC 5044 §7.1.1)");
             }
             InetSocketAddress responder = responder(peer, port);
-            try (ComparePeer remote = ComparePeer.connect(responder, stack, err)) {
+            try (ComparePeer remote = ComparePeer.connect(responder, stack, cqMod, postList, err)) {
                 SctpStack remoteStack = remote.transports().sctpStack();
                 banner(stdout, series, remoteStack, "initiator here, responder at " + responder.getHostString() + ":"
                         + responder.getPort());

@@ -52,8 +52,14 @@ final class CompareEnds {
      * @param mpa       RDDP over MPA
      * @param sctp      RDDP over SCTP
      * @param sctpStack the raw SCTP baseline's backend (the same as RDDP's), or null without SCTP
+     * @param cqMod     RDDP's Write bandwidth: one request in this many signaled (perftest's {@code --cq-mod})
+     * @param postList  RDDP's Write bandwidth: requests posted per call (perftest's {@code --post-list})
      */
-    record Transports(TransportOptions mpa, TransportOptions sctp, SctpStack sctpStack) {
+    record Transports(TransportOptions mpa, TransportOptions sctp, SctpStack sctpStack, int cqMod, int postList) {
+        /** With perftest's defaults: one in 100 signaled, posted one by one. */
+        Transports(TransportOptions mpa, TransportOptions sctp, SctpStack sctpStack) {
+            this(mpa, sctp, sctpStack, PerfSession.Settings.CQ_MOD, 1);
+        }
     }
 
     /** The server end of a point, listening from the moment it is made until closed. */
@@ -73,21 +79,25 @@ final class CompareEnds {
 
     /** The server end of {@code task}, listening on {@code bind}. */
     static Server server(Task task, Transports transports, InetAddress bind) throws IOException {
-        return switch (task.series()) {
+        if (task.series().ipv6() != bind instanceof java.net.Inet6Address && !bind.isAnyLocalAddress()) {
+            throw new IllegalArgumentException(task.series().label + " does not run on " + bind);
+        }
+        return switch (task.series().measured()) {
             case TCP_SOCKET -> new TcpServer(task, bind);
             case SCTP_SOCKET -> new SctpServer(task, stack(transports), bind);
             case JDK_SCTP_SOCKET -> new JdkSctpServer(task, bind);
-            case RDDP_MPA -> new RddpServer(task, transports.mpa(), bind);
-            case RDDP_SCTP -> new RddpServer(task, transports.sctp(), bind);
+            case RDDP_MPA -> new RddpServer(task, transports, transports.mpa(), bind);
+            case RDDP_SCTP -> new RddpServer(task, transports, transports.sctp(), bind);
             case EXS_MPA, EXS_SCTP -> throw new IllegalArgumentException(task.series().label
                     + " runs with both ends in one process only");
+            default -> throw new IllegalArgumentException(task.series().label + " is measured as another series");
         };
     }
 
     /** Runs the client end of {@code task} against the server end at {@code server}; returns what it measured. */
     static PerfResult client(Task task, Transports transports, InetSocketAddress server) throws Exception {
         boolean bandwidth = task.bandwidth();
-        switch (task.series()) {
+        switch (task.series().measured()) {
             case TCP_SOCKET -> {
                 try (SocketChannel channel = Baselines.noDelay(SocketChannel.open(server))) {
                     return bandwidth ? Baselines.tcpSend(channel, task.size(), task.iterations(),
@@ -114,9 +124,9 @@ final class CompareEnds {
                 }
             }
             default -> {
-                TransportOptions transport = task.series() == Compare.Series.RDDP_MPA ? transports.mpa()
+                TransportOptions transport = task.series().measured() == Compare.Series.RDDP_MPA ? transports.mpa()
                         : transports.sctp();
-                PerfSession session = new PerfSession(new RdmaDevice("rddp-compare"), settings(task), true,
+                PerfSession session = new PerfSession(new RdmaDevice("rddp-compare"), settings(task, transports), true,
                         line -> { }, line -> { });
                 List<PerfResult> results = new ArrayList<>();
                 try (ConnectionManager manager = transport.open(TransportOptions.localFor(server.getAddress()),
@@ -142,7 +152,7 @@ final class CompareEnds {
      * (its loop is manual: the thread that serves drives it) and serves it; this thread is the client end.
      */
     static PerfResult inProcess(Task task, Transports transports) throws Exception {
-        InetAddress loopback = InetAddress.getLoopbackAddress();
+        InetAddress loopback = task.series().ipv6() ? InetAddress.getByName("::1") : InetAddress.getLoopbackAddress();
         CompletableFuture<Integer> listening = new CompletableFuture<>();
         CompletableFuture<Void> served = new CompletableFuture<>();
         Thread.ofPlatform().name("rddp-compare-server").daemon().start(() -> {
@@ -166,10 +176,10 @@ final class CompareEnds {
     }
 
     /** The perftest run RDDP's point is: Write bandwidth, or Send ping-pong latency, at one size. */
-    static PerfSession.Settings settings(Task task) {
+    static PerfSession.Settings settings(Task task, Transports transports) {
         return task.bandwidth()
                 ? new PerfSession.Settings(Test.WRITE_BW, List.of(task.size()), (int) task.iterations(), 0,
-                        Test.WRITE_BW.defaultTxDepth(), 1, 1, false, TIMEOUT)
+                        Test.WRITE_BW.defaultTxDepth(), 1, 1, false, TIMEOUT, transports.cqMod(), transports.postList())
                 : new PerfSession.Settings(Test.SEND_LAT, List.of(task.size()), (int) task.iterations(), 0, 1,
                         Test.SEND_LAT.defaultRxDepth(), 1, false, TIMEOUT);
     }
@@ -192,9 +202,9 @@ final class CompareEnds {
         private final Listener listener;
 
         /** Made on the thread that serves it: its loop is manual, and that thread drives it. */
-        RddpServer(Task task, TransportOptions transport, InetAddress bind) throws IOException {
+        RddpServer(Task task, Transports transports, TransportOptions transport, InetAddress bind) throws IOException {
             this.transport = transport;
-            settings = settings(task);
+            settings = settings(task, transports);
             session = new PerfSession(new RdmaDevice("rddp-compare"), settings, false, line -> { }, line -> { });
             manager = transport.open(bind, Progress.manual());
             driver = Driver.of(manager);

@@ -43,7 +43,7 @@ final class ComparePeer implements Compare.Measure, Closeable {
      * UDP port the responder's usrsctp encapsulates on.
      */
     @SuppressWarnings("checkstyle:IllegalCatch") // closes the socket on any failure, then rethrows it
-    static ComparePeer connect(InetSocketAddress responder, SctpStack stack, PrintWriter err)
+    static ComparePeer connect(InetSocketAddress responder, SctpStack stack, int cqMod, int postList, PrintWriter err)
             throws IOException, PeerException, InterruptedException {
         Socket socket = open(responder, err);
         try {
@@ -66,7 +66,8 @@ final class ComparePeer implements Compare.Measure, Closeable {
                     mine = UsrsctpStack.udp(sctp.peerUdpPort);
                 }
             }
-            return new ComparePeer(responder, socket, lines, new CompareEnds.Transports(mpa, sctp, mine));
+            return new ComparePeer(responder, socket, lines, new CompareEnds.Transports(mpa, sctp, mine, cqMod,
+                    postList));
         } catch (IOException | PeerException | RuntimeException e) {
             socket.close();
             throw e;

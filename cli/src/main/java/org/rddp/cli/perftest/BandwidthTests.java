@@ -79,7 +79,12 @@ final class BandwidthTests {
         s.handshake();
     }
 
-    /** Write, Read or Send bandwidth as the client: txDepth outstanding per queue pair, round-robin. */
+    /**
+     * Write, Read or Send bandwidth as the client: txDepth outstanding per queue pair, round-robin; one request in
+     * {@code cqMod} signaled (and the last), the others completing unseen with it, as perftest's {@code --cq-mod};
+     * posted {@code postList} at a time in one call ({@code --post-list}). A run with a duration that ends with
+     * unsignaled requests outstanding posts one more, signaled, to see them complete.
+     */
     PerfResult.Bandwidth bandwidthClient(int size) throws PeerException {
         int inc = Perftest.inc(size, s.cacheLine);
         int slots = size <= s.cycle / 2 ? s.cycle / inc : 1;
@@ -89,39 +94,63 @@ final class BandwidthTests {
                 data.buffer.memory().asSlice(0, s.half).fill((byte) 0);
             }
         }
-        SendWorkRequest request = new SendWorkRequest(1).opcode(s.test.opcode).signaled(true);
+        int cqMod = Math.min(s.settings.cqMod(), s.txDepth);
+        int postList = Math.min(s.settings.postList(), s.txDepth);
+        SendWorkRequest[] list = new SendWorkRequest[postList];
+        for (int i = 0; i < postList; i++) {
+            list[i] = new SendWorkRequest(1).opcode(s.test.opcode);
+        }
         PerfMeter meter = new PerfMeter(size, s.txDepth, s.settings);
         Timeline timeline = s.timeline == null ? null : new Timeline(size, s.timeline);
         long iterations = s.settings.iterations();
         for (DataQp data : s.qps) {
             data.posted = 0;
             data.completed = 0;
+            data.unsignaled = 0;
         }
         while (true) {
             boolean running = iterations > 0 || !meter.over();
             boolean blockedOnCredit = false;
             long outstanding = 0;
+            long seen = 0; // outstanding requests a completion will be seen for
             for (int i = 0; i < s.qps.size(); i++) {
                 DataQp data = s.qps.get(i);
-                while (running && data.posted - data.completed < s.txDepth
-                        && (iterations == 0 || data.posted < iterations)) {
-                    if (send && data.posted + 1 - creditOf(data) >= s.rxDepth) {
+                int listed = 0;
+                while (data.posted + listed - data.completed < s.txDepth && (running
+                        ? iterations == 0 || data.posted + listed < iterations : data.unsignaled > 0)) {
+                    if (send && data.posted + listed + 1 - creditOf(data) >= s.rxDepth) {
                         blockedOnCredit = true;
                         break;
                     }
-                    long offset = send ? 0 : (data.posted % slots) * inc;
-                    request.wrId(i).sge(0, data.buffer, offset, size);
+                    long number = data.posted + listed;
+                    data.unsignaled++;
+                    boolean signaled = !running || data.unsignaled >= cqMod
+                            || (iterations > 0 && number + 1 == iterations);
+                    long offset = send ? 0 : (number % slots) * inc;
+                    SendWorkRequest request = list[listed].signaled(signaled)
+                            .wrId(signaled ? i | (long) data.unsignaled << 32 : i).sge(0, data.buffer, offset, size);
                     if (!send) {
                         request.remote(data.remote.rkey(), data.remote.vaddr() + offset);
                     }
-                    s.post(data, request, s.test.opcode.name(), data.posted);
+                    if (signaled) {
+                        data.unsignaled = 0;
+                    }
+                    if (++listed == postList) {
+                        s.post(data, list, listed, s.test.opcode.name(), data.posted);
+                        data.posted += listed;
+                        listed = 0;
+                    }
                     meter.start();
-                    data.posted++;
+                }
+                if (listed > 0) {
+                    s.post(data, list, listed, s.test.opcode.name(), data.posted);
+                    data.posted += listed;
                 }
                 outstanding += data.posted - data.completed;
+                seen += data.posted - data.completed - data.unsignaled;
             }
-            if (outstanding == 0) {
-                if (blockedOnCredit) {
+            if (seen == 0) {
+                if (outstanding > 0 || blockedOnCredit) { // unsignaled ones wait for a credit to post the next
                     pause(meter);
                     continue;
                 }
@@ -131,17 +160,18 @@ final class BandwidthTests {
             }
             WorkCompletion completion = s.completions.poll();
             if (completion == null) {
-                if (outstanding > 0) {
-                    completion = s.completions.next("a " + s.test.opcode + " completion",
-                            (int) Math.max(1, Math.min(outstanding, s.txDepth / 2)));
+                if (seen > 0) {
+                    completion = s.completions.next("a " + s.test.opcode + " completion");
                 } else {
                     continue;
                 }
             }
-            s.qps.get((int) completion.wrId()).completed++;
-            meter.tick();
+            long wrId = completion.wrId();
+            int batch = (int) (wrId >>> 32);
+            s.qps.get((int) wrId).completed += batch;
+            meter.tick(batch);
             if (timeline != null) {
-                timeline.tick();
+                timeline.tick(batch);
             }
             report(meter, size);
         }
@@ -219,11 +249,11 @@ final class BandwidthTests {
         return meter.result();
     }
 
-    /** Waits a moment for the peer's credit: it comes as an RDMA Write, with no completion on this side. */
+    /**
+     * Waits a moment, driving this thread's loop, for the peer's credit (it comes as an RDMA Write, with no completion
+     * on this side) or for unsignaled requests to be done with.
+     */
     void pause(PerfMeter meter) throws PeerException {
-        if (meter.over()) {
-            return;
-        }
         s.driver.nap(20_000);
         for (DataQp data : s.qps) {
             s.completions.check(data.qp, "waiting for the server's credit");

@@ -62,8 +62,13 @@ final class PerfMeter {
     }
 
     void tick() {
+        tick(1);
+    }
+
+    /** {@code n} more completed now (a signaled request and the unsignaled ones before it). */
+    void tick(int n) {
         long now = System.nanoTime();
-        count++;
+        count += n;
         end = now;
         if (count - markCount >= window) {
             peak = Math.max(peak, (count - markCount) * (double) size / ((now - markTime) / 1e9) / (1 << 20));

@@ -82,10 +82,25 @@ public final class PerfSession {
      * @param qps        data queue pairs
      * @param verify     check the data that lands
      * @param timeout    how long one step waits for the peer
+     * @param cqMod      bandwidth clients: one work request in this many is signaled (perftest's {@code --cq-mod},
+     *                   at most the tx depth); the others complete unseen with it
+     * @param postList   bandwidth clients: work requests posted per call (perftest's {@code --post-list})
      */
     public record Settings(Test test, List<Integer> sizes, int iterations, int seconds, int txDepth, int rxDepth,
-            int qps, boolean verify, Duration timeout) {
+            int qps, boolean verify, Duration timeout, int cqMod, int postList) {
+        /** perftest's default: one in 100 signaled. */
+        public static final int CQ_MOD = 100;
+
+        /** With perftest's defaults: one request in {@link #CQ_MOD} signaled, posted one by one. */
+        public Settings(Test test, List<Integer> sizes, int iterations, int seconds, int txDepth, int rxDepth,
+                int qps, boolean verify, Duration timeout) {
+            this(test, sizes, iterations, seconds, txDepth, rxDepth, qps, verify, timeout, CQ_MOD, 1);
+        }
+
         public Settings {
+            if (cqMod < 1 || postList < 1) {
+                throw new IllegalArgumentException("--cq-mod and --post-list are at least 1");
+            }
             sizes = List.copyOf(sizes);
             if (iterations < 0 || seconds < 0 || (iterations == 0) == (seconds == 0)) {
                 throw new IllegalArgumentException("give either iterations or a duration");
@@ -147,6 +162,8 @@ public final class PerfSession {
         Dest remote = Dest.ZERO;
         long posted;
         long completed;
+        /** Posted since its last signaled request (--cq-mod). */
+        int unsignaled;
         long received;
         long receivesPosted;
         int exchanged;
@@ -260,7 +277,8 @@ public final class PerfSession {
     }
 
     private QueuePair createQp() {
-        QueuePair qp = pd.createQueuePair(new QpAttributes(cq, cq, null, txDepth + 2, rxDepth + 1, 1, true,
+        // signaled requests complete visibly, the others unseen with the next signaled one (--cq-mod)
+        QueuePair qp = pd.createQueuePair(new QpAttributes(cq, cq, null, txDepth + 2, rxDepth + 1, 1, false,
                 completions.events()));
         return qp;
     }
@@ -417,6 +435,13 @@ public final class PerfSession {
         if (status != 0) {
             throw new PeerException("posting " + what + (number < 0 ? "" : " " + number) + " failed: "
                     + completions.postFailed(data.qp, status), data.qp.state() != QpState.RTS);
+        }
+    }
+
+    /** Posts the first {@code count} of {@code list} in one call; all are taken, or it fails as {@link #post} does. */
+    void post(DataQp data, SendWorkRequest[] list, int count, String what, long number) throws PeerException {
+        for (int i = data.qp.postSend(list, count); i < count; i++) {
+            post(data, list[i], what, number + i); // what the list did not take, one by one: a failure says why
         }
     }
 

@@ -30,9 +30,14 @@ final class Timeline {
 
     /** One completion, now. */
     void tick() {
+        tick(1);
+    }
+
+    /** {@code n} messages completed now (one completion seen for them). */
+    void tick(int n) {
         long now = System.nanoTime();
         second(now);
-        inSecond++;
+        inSecond += n;
         if (last != 0 && now - last > longestPause) {
             longestPause = now - last;
             pauseEnded = now;

@@ -241,6 +241,29 @@ class CompareCommandTest {
         assertThat(remote.err()).contains("--exs runs EXS in this process");
     }
 
+    /** Issue 34: IPv6's figures next to IPv4's, in one run: every transport's series again over {@code ::1}. */
+    @Test
+    void addsEachSeriesOverIpv6NextToIpv4WhenAsked(@TempDir Path out) throws Exception {
+        Run run = InProcess.rddp("compare", "--ipv6", "--sctp-stack", "usrsctp-udp", "--sizes", "4096",
+                "--mib-per-point", "1", "--latency-iters", "20", "-o", out.toString());
+        assertThat(run.status()).as(run.err()).isZero();
+        JsonNode json = new ObjectMapper().readTree(out.resolve("compare.json").toFile());
+        Set<String> measured = new HashSet<>();
+        for (JsonNode point : json.get("points")) {
+            assertThat(point.get("value").asDouble()).as(point.toString()).isPositive();
+            measured.add(point.get("series").asText() + " " + point.get("kind").asText());
+        }
+        for (String series : List.of("TCP socket", "RDDP over MPA", "SCTP socket", "RDDP over SCTP")) {
+            for (String kind : List.of("bandwidth", "latency")) {
+                assertThat(measured).contains(series + " " + kind, series + " v6 " + kind);
+            }
+        }
+        assertThat(run.out()).contains("RDDP over SCTP v6", "RDDP over MPA v6");
+        Run remote = InProcess.rddp("compare", "--ipv6", "--peer", "127.0.0.1", "-o", out.toString());
+        assertThat(remote.status()).isOne();
+        assertThat(remote.err()).contains("--ipv6 runs both ends in this process");
+    }
+
     @Test
     void anUnknownTransportIsRefused(@TempDir Path out) {
         Run run = InProcess.rddp("compare", "-t", "udp", "-o", out.toString());

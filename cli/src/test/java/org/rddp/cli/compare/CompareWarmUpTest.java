@@ -60,6 +60,19 @@ class CompareWarmUpTest {
     }
 
     @Test
+    void pointsOfASmallVolumeWarmUpWithIt() throws Exception {
+        List<Long> runs = new ArrayList<>();
+        Compare.run(new Compare.Plan(List.of(65536), 16L << 20, 1.0, 10, 0, 1, List.of(Compare.Series.TCP_SOCKET),
+                null), task -> {
+                    if (task.bandwidth()) {
+                        runs.add(task.iterations());
+                    }
+                    return new Warming().run(task);
+                }, "test", line -> { });
+        assertThat(runs).as("16 MiB of 64 KiB messages to warm up, as each point").containsExactly(256L, 256L);
+    }
+
+    @Test
     void aWarmUpThatLastedLongEnoughIsNotRepeated() throws Exception {
         Compare.Measure slow = task -> task.bandwidth()
                 ? PerfResult.Bandwidth.of(task.size(), task.iterations(), TimeUnit.MILLISECONDS.toNanos(400), 0)

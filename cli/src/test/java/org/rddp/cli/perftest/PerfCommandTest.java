@@ -112,6 +112,29 @@ class PerfCommandTest {
         assertThat(Long.parseLong(rows(runs[1]).getFirst()[1])).isPositive();
     }
 
+    /**
+     * Issue 36: perftest's --cq-mod and --post-list. Every message is counted (the unsignaled ones complete with the
+     * next signaled one) and verified; with a duration, a run that ends with unsignaled requests outstanding sees them
+     * done; Sends stop for the server's credits between lists.
+     */
+    @Test
+    void signalsOneInCqModAndPostsListsAndCountsEveryMessage() throws Exception {
+        for (String command : List.of("write-bw", "read-bw", "send-bw")) {
+            List<String> args = List.of("-q", "2", "-s", "256", "-n", "1003", "--cq-mod", "7", "--post-list", "5",
+                    "--rx-depth", "64", "--verify");
+            Run[] runs = pair(command, args, args);
+            assertSucceeded(runs);
+            assertThat(rows(runs[1]).getFirst()[1]).as(command).isEqualTo("2006"); // 1,003 on each queue pair
+        }
+        List<String> duration = List.of("-t", "sctp", "-D", "2", "-s", "64", "--cq-mod", "100", "--post-list", "16");
+        Run[] runs = pair("write-bw", duration, duration);
+        assertSucceeded(runs);
+        assertThat(Long.parseLong(rows(runs[1]).getFirst()[1])).isPositive();
+        runs = pair("send-bw", List.of("-D", "2", "-s", "64"), List.of("-D", "2", "-s", "64", "--cq-mod", "33"));
+        assertSucceeded(runs);
+        assertThat(Long.parseLong(rows(runs[0]).getFirst()[1])).as("the server's Sends").isPositive();
+    }
+
     @Test
     void differentSizesOnTheTwoSidesFailClearly() throws Exception {
         Run[] runs = pair("send-bw", List.of("-s", "1024", "-n", "100", "--timeout", "5"),

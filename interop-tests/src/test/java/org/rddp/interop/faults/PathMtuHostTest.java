@@ -45,8 +45,9 @@ class PathMtuHostTest {
             Matcher run = Pattern.compile("PMTU " + sctp + " client=0 server=0 fragments: router=(\\d+) b=\\d+")
                     .matcher(output);
             assertThat(run.find()).as(output).isTrue();
-            // what was in flight when A learned of the hop: tens of packets, not the 9,000 after it
-            assertThat(Integer.parseInt(run.group(1))).as("IP fragments over " + sctp).isLessThan(500);
+            // what was in flight when A learned of the hop (tens of packets here), not the ~9,000 packets of the
+            // transfer, ~18,000 fragments had they all been cut
+            assertThat(Integer.parseInt(run.group(1))).as("IP fragments over " + sctp).isLessThan(1_500);
             assertThat(output).as("A learned the smaller hop from the router")
                     .contains("PMTU " + sctp + " A's path MTU to B: mtu 1280");
             System.out.printf("PMTU: over %s %s IP fragments passed the router%n", sctp, run.group(1));

@@ -21,7 +21,8 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
  * xfrm} with AES-GCM). While protected, each host drops any packet to or from the other that is neither ESP nor came
  * out of ESP, and counts it: the count must be 0 (the wire carried only ESP) and both ends verify every octet. What
  * IPsec costs is printed: the protected run's average bandwidth as a ratio to the clear one's (emulated CPU, so the
- * ratio, not the figures, is what carries over).
+ * ratio, not the figures, is what carries over); and {@code rddp compare} between the two hosts (RDDP over MPA and
+ * over kernel SCTP, each next to its socket) in the clear and over ESP, every point as a ratio of the two.
  */
 @Execution(ExecutionMode.CONCURRENT)
 class IpsecVmTest {
@@ -33,7 +34,8 @@ class IpsecVmTest {
     void everyTransportRunsOverEspInTransportModeAndTheWireCarriesOnlyEsp() throws Exception {
         List<String> rddp = Vm.rddp();
         String size = " -s 65536 -n 300";
-        List<String> command = List.of("env", "RDDP=" + String.join(" ", rddp), Vm.script("ipsec.sh").toString(),
+        List<String> command = List.of("env", "RDDP=" + String.join(" ", rddp), "COMPARE=-t mpa,sctp --sctp-stack "
+                + "kernel --sizes 65536 --mib-per-point 1 --latency-iters 50", Vm.script("ipsec.sh").toString(),
                 "kernel-sctp:-t sctp --sctp-stack kernel" + size,
                 "usrsctp-udp:-t sctp --sctp-stack usrsctp-udp --udp-port 9899 --peer-udp-port 9899" + size,
                 "mpa:-t mpa" + size);
@@ -49,6 +51,13 @@ class IpsecVmTest {
         }
         assertThat(outcome.output()).as("nothing went in the clear while protected")
                 .contains("IPSEC cleartext dropped: a=0 b=0");
+        Map<String, Double> clearPoints = comparePoints(outcome.output(), "clear");
+        Map<String, Double> espPoints = comparePoints(outcome.output(), "esp");
+        assertThat(espPoints.keySet()).as("compare measured the same points over ESP")
+                .isEqualTo(clearPoints.keySet()).hasSize(8);
+        clearPoints.forEach((point, clear) -> System.out.printf(Locale.ROOT,
+                "IPSEC compare: %s %.1f clear, %.1f over ESP: %.2fx%n", point, clear, espPoints.get(point),
+                espPoints.get(point) / clear));
         Map<String, Double> averages = new HashMap<>();
         Matcher row = AVERAGE.matcher(outcome.output());
         while (row.find()) {
@@ -62,5 +71,22 @@ class IpsecVmTest {
             System.out.printf(Locale.ROOT, "IPSEC cost: %s 64 KiB write-bw %.1f MB/s clear, %.1f MB/s over ESP: "
                     + "%.2fx%n", transport, clear, esp, esp / clear);
         }
+    }
+
+    /** {@code rddp compare}'s points of one phase ({@code COMPARE label:} lines): series, kind and size to value. */
+    private static Map<String, Double> comparePoints(String output, String label) throws Exception {
+        String prefix = "COMPARE " + label + ": ";
+        String json = output.lines().filter(line -> line.startsWith(prefix))
+                .map(line -> line.substring(prefix.length())).collect(java.util.stream.Collectors.joining("\n"));
+        assertThat(json).as("compare's JSON, " + label).isNotBlank();
+        Map<String, Double> points = new java.util.TreeMap<>();
+        for (com.fasterxml.jackson.databind.JsonNode point : new com.fasterxml.jackson.databind.ObjectMapper()
+                .readTree(json).get("points")) {
+            double value = point.get("value").asDouble();
+            assertThat(value).as("%s", point).isPositive();
+            points.put(point.get("series").asText() + " " + point.get("kind").asText() + " "
+                    + point.get("bytes").asInt(), value);
+        }
+        return points;
     }
 }

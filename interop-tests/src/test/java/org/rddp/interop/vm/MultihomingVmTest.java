@@ -16,7 +16,7 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
 /**
  * Issue 34: an association that outlives a failed path. In the VM, two hosts (network namespaces) joined by two
  * links ({@code vm/multihome.sh}); RDMA Writes, Reads and Sends ({@code rddp write-bw}, {@code read-bw},
- * {@code send-bw}, each with {@code --verify}) run 20 s from one to the other while the first link goes down for 6 s
+ * {@code send-bw}, each with {@code --verify}) run 24 s from one to the other while the first link goes down for 6 s
  * and comes back. Over kernel SCTP both ends bind an address on each link ({@code --multihome}): each transfer goes on
  * over the second link, both ends verify every octet, no Terminate, no flushed work request, and the client hears the
  * path change ({@code PATH_MIGRATED}). Printed: the time from the link going down to that, and to the first completion
@@ -36,7 +36,7 @@ class MultihomingVmTest {
     @Timeout(value = 20, unit = TimeUnit.MINUTES)
     void transfersOverKernelSctpOutliveAFailedLinkAndOverMpaWaitForIt() throws Exception {
         String sctp = " -t sctp --sctp-stack kernel -s 65536";
-        List<String> command = List.of("env", "RDDP=" + String.join(" ", Vm.rddp()), "DURATION=20", "OUTAGE=6",
+        List<String> command = List.of("env", "RDDP=" + String.join(" ", Vm.rddp()), "DURATION=24", "OUTAGE=6",
                 Vm.script("multihome.sh").toString(), "sctp-write:write-bw" + sctp, "sctp-read:read-bw" + sctp,
                 "sctp-send:send-bw" + sctp, "mpa-write:write-bw -t mpa -s 65536");
         Vm.Outcome outcome = Vm.run("multihome", List.of("--load", "sctp,veth", "--smp", "2"), command);

@@ -39,8 +39,9 @@ class PathMtuVmTest {
             Matcher run = Pattern.compile("PMTU " + sctp + " client=0 server=0 fragments: router=(\\d+) b=\\d+")
                     .matcher(outcome.output());
             assertThat(run.find()).as(outcome.tail()).isTrue();
-            // only what was in flight when A learned of the hop: a congestion window's worth, not the 13 MiB after it
-            assertThat(Integer.parseInt(run.group(1))).as("IP fragments over " + sctp).isLessThan(500);
+            // what was in flight when A learned of the hop (usrsctp in the VM: 312), not the ~9,000 packets of the
+            // transfer, ~18,000 fragments had they all been cut
+            assertThat(Integer.parseInt(run.group(1))).as("IP fragments over " + sctp).isLessThan(1_500);
             System.out.printf("PMTU: over %s %s IP fragments passed the router, all before A knew the hop%n", sctp,
                     run.group(1));
             assertThat(outcome.output()).as("over " + sctp + " A learned the smaller hop from the router")

@@ -360,6 +360,38 @@ public abstract class ScenarioSuite {
         }
     }
 
+    /**
+     * Issue 36: a list of work requests posted in one call runs in order; only its signaled requests complete visibly,
+     * each after the unsignaled ones before it (their slots free with it); a list posted before RTS takes none.
+     */
+    @Test
+    void aListPostedInOneCallRunsInOrderAndOnlyItsSignaledRequestsComplete() throws Exception {
+        try (Peers peers = new Peers(transport, 8)) {
+            peers.initiator.createQueuePair(8, null, false);
+            MemoryRegion sink = peers.responder.region(8 * 64, Access.LOCAL_WRITE, Access.REMOTE_WRITE);
+            MemoryRegion doorbell = peers.responder.region(8, Access.LOCAL_WRITE);
+            peers.responder.postReceive(doorbell, 0, 8, 99);
+            MemoryRegion source = peers.initiator.region(8 * 64);
+            fill(source, 8 * 64, 3);
+            SendWorkRequest[] list = new SendWorkRequest[8];
+            for (int i = 0; i < list.length; i++) {
+                list[i] = new SendWorkRequest(1).opcode(WorkOpcode.RDMA_WRITE).wrId(i).signaled(i == 3 || i == 7)
+                        .sge(0, source, i * 64L, 64).remote(sink.rkey(), sink.iova() + i * 64L);
+            }
+            assertThat(peers.initiator.qp.postSend(list, list.length)).as("posted before RTS").isZero();
+            peers.connect(4, 4);
+            assertThat(peers.initiator.qp.postSend(list, list.length)).isEqualTo(8);
+            expect(peers.initiator.next(), 3, WcStatus.SUCCESS, WcOpcode.RDMA_WRITE, 64);
+            expect(peers.initiator.next(), 7, WcStatus.SUCCESS, WcOpcode.RDMA_WRITE, 64);
+            peers.initiator.post(request.opcode(WorkOpcode.SEND).wrId(8).signaled(true).noSge()); // a slot is free
+            expect(peers.initiator.next(), 8, WcStatus.SUCCESS, WcOpcode.SEND, 0);
+            expect(peers.responder.next(), 99, WcStatus.SUCCESS, WcOpcode.RECV, 0);
+            assertSame(source, sink, 8 * 64);
+            peers.initiator.assertNoCompletion();
+            assertThat(peers.initiator.qp.statistics().sendsCompleted()).isEqualTo(9);
+        }
+    }
+
     @Test
     void completionsFollowPostingOrder() throws Exception {
         int size = 1 << 20;

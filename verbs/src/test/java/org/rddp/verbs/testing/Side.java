@@ -53,7 +53,12 @@ public final class Side {
 
     /** Creates this side's queue pair (IDLE), optionally on a shared receive queue. */
     QueuePair createQueuePair(int depth, SharedReceiveQueue srq) {
-        qp = pd.createQueuePair(new QpAttributes(cq, cq, srq, depth, depth, 4, true,
+        return createQueuePair(depth, srq, true);
+    }
+
+    /** As above; without {@code signalAll}, a send request completes visibly only when signaled. */
+    QueuePair createQueuePair(int depth, SharedReceiveQueue srq, boolean signalAll) {
+        qp = pd.createQueuePair(new QpAttributes(cq, cq, srq, depth, depth, 4, signalAll,
                 (pair, event, terminate, detail) -> {
                     events.add(new Event(event, terminate, detail));
                     if (handlerThrows) {
