@@ -29,6 +29,11 @@ public final class Compare {
         RDDP_MPA("RDDP over MPA", TCP_SOCKET),
         /** The Extended Sockets API's normal sends (advertised, read, acknowledged), in one process only. */
         EXS_MPA("EXS over MPA", TCP_SOCKET),
+        /**
+         * The RFC's floor for Send latency over MPA ({@code MpaFloor}): the per-octet work RFC 5044 asks of each hop
+         * and nothing else; latency only. RDDP over MPA's latency gets a ratio to it.
+         */
+        MPA_FLOOR("MPA hop, RFC floor", null),
         SCTP_SOCKET("SCTP socket", null),
         /** The JDK's {@code SctpChannel}, on a host with kernel SCTP: what a Java program there would use. */
         JDK_SCTP_SOCKET("SctpChannel (JDK)", null),
@@ -78,6 +83,11 @@ public final class Compare {
 
         boolean exs() {
             return this == EXS_MPA || this == EXS_SCTP;
+        }
+
+        /** Whether it measures latency only. */
+        boolean latencyOnly() {
+            return this == MPA_FLOOR;
         }
     }
 
@@ -172,12 +182,25 @@ public final class Compare {
 
     /**
      * One point: a series at a size; {@code value} is the median of the runs, {@code min} and {@code max} their
-     * spread, {@code runs} each run's value in order.
+     * spread, {@code runs} each run's value in order. A bandwidth point also has its message rate (perftest's
+     * MsgRate[Mpps], the median run's) and the cores the process kept busy meanwhile (its CPU time over the point's
+     * wall time, connection setup included, the median of the runs), null for latency.
      */
     record Point(String series, String kind, int bytes, long iterations, double value, double min, double max,
-            String unit, List<Double> runs) {
+            String unit, List<Double> runs, Double messageRateMpps, Double busyCores) {
         Point {
             runs = List.copyOf(runs);
+        }
+
+        /** Million messages a second per busy core, or NaN. */
+        double mppsPerCore() {
+            return messageRateMpps == null || busyCores == null || busyCores <= 0 ? Double.NaN
+                    : messageRateMpps / busyCores;
+        }
+
+        /** Gigabits a second (10^9) per busy core, or NaN. */
+        double gbitsPerCore() {
+            return busyCores == null || busyCores <= 0 ? Double.NaN : value * (1 << 20) * 8 / 1e9 / busyCores;
         }
     }
 
@@ -258,7 +281,9 @@ public final class Compare {
         progress.accept("compare: warming up every series at every size, not measured");
         for (int size : plan.sizes()) {
             for (Series series : plan.series()) {
-                warmRates.put(series + "/" + size, warmUp(plan, measure, series, size));
+                if (!series.latencyOnly()) {
+                    warmRates.put(series + "/" + size, warmUp(plan, measure, series, size));
+                }
                 if (size <= plan.latencyMax()) {
                     measure.run(new Task(series, LATENCY, size, Math.min(WARM_UP_ROUND_TRIPS,
                             plan.latencyIterations())));
@@ -266,6 +291,7 @@ public final class Compare {
             }
         }
         Map<String, List<PerfResult>> measured = new LinkedHashMap<>();
+        Map<String, List<Double>> busy = new java.util.HashMap<>();
         for (int run = 1; run <= plan.repeat(); run++) {
             for (int size : plan.sizes()) {
                 boolean latency = size <= plan.latencyMax();
@@ -273,8 +299,20 @@ public final class Compare {
                     progress.accept(String.format(Locale.ROOT, "compare:%s %s, %d octets", plan.repeat() > 1
                             ? " run " + run + " of " + plan.repeat() + "," : "", series.label, size));
                     long iterations = plan.iterations(size, warmRates.getOrDefault(series + "/" + size, Double.NaN));
+                    if (series.latencyOnly()) {
+                        if (latency) {
+                            measured.computeIfAbsent(key(series, LATENCY, size), k -> new ArrayList<>())
+                                    .add(measure.run(new Task(series, LATENCY, size, plan.latencyIterations())));
+                        }
+                        continue;
+                    }
+                    long cpu = processCpuNanos();
+                    long began = System.nanoTime();
                     measured.computeIfAbsent(key(series, BANDWIDTH, size), k -> new ArrayList<>())
                             .add(measure.run(new Task(series, BANDWIDTH, size, iterations)));
+                    long used = processCpuNanos() - cpu; // in clock ticks: a short point may show none
+                    busy.computeIfAbsent(key(series, BANDWIDTH, size), k -> new ArrayList<>())
+                            .add(used > 0 ? used / (double) Math.max(1, System.nanoTime() - began) : Double.NaN);
                     if (latency) {
                         measured.computeIfAbsent(key(series, LATENCY, size), k -> new ArrayList<>())
                                 .add(measure.run(new Task(series, LATENCY, size, plan.latencyIterations())));
@@ -283,7 +321,7 @@ public final class Compare {
             }
         }
         List<Point> points = new ArrayList<>();
-        measured.forEach((key, results) -> points.add(point(key, results)));
+        measured.forEach((key, results) -> points.add(point(key, results, busy.get(key))));
         return new Results(setup, plan.sctpStack() == null ? null : plan.sctpStack().name(), plan.sizes(),
                 plan.repeat(), points);
     }
@@ -321,8 +359,8 @@ public final class Compare {
         return series.name() + " " + kind + " " + size;
     }
 
-    /** The point of {@code key}'s runs: their median and spread. */
-    private static Point point(String key, List<PerfResult> results) {
+    /** The point of {@code key}'s runs: their median and spread; {@code busy}, each bandwidth run's busy cores. */
+    private static Point point(String key, List<PerfResult> results, List<Double> busy) {
         String[] words = key.split(" ");
         Series series = Series.valueOf(words[0]);
         boolean bandwidth = words[1].equals(BANDWIDTH);
@@ -331,20 +369,62 @@ public final class Compare {
                 .toArray();
         long iterations = results.stream().mapToLong(result -> bandwidth ? ((PerfResult.Bandwidth) result)
                 .iterations() : ((PerfResult.Latency) result).iterations()).max().orElse(0);
+        Double rate = bandwidth ? PerfResult.median(results.stream().mapToDouble(result ->
+                ((PerfResult.Bandwidth) result).messageRateMpps()).toArray()) : null;
+        double[] measuredCores = busy == null ? new double[0] : busy.stream().mapToDouble(Double::doubleValue)
+                .filter(cores -> !Double.isNaN(cores)).toArray();
+        Double cores = bandwidth && measuredCores.length > 0 ? PerfResult.median(measuredCores) : null;
         return new Point(series.label, words[1], Integer.parseInt(words[2]), iterations, PerfResult.median(values),
                 java.util.Arrays.stream(values).min().orElse(Double.NaN),
                 java.util.Arrays.stream(values).max().orElse(Double.NaN), bandwidth ? "MB/sec" : "usec",
-                java.util.Arrays.stream(values).boxed().toList());
+                java.util.Arrays.stream(values).boxed().toList(), rate, cores);
+    }
+
+    /** The CPU time this process has used, in nanoseconds (every thread: both ends in one process). */
+    static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+                .getOperatingSystemMXBean()).getProcessCpuTime();
+    }
+
+    /**
+     * The message rates, as perftest prints them (MsgRate[Mpps]), and per core the process kept busy: what compares
+     * across machines and with published per-core figures.
+     */
+    static String messageRates(Results results, List<Series> all) {
+        List<Series> series = all.stream().filter(each -> !each.latencyOnly()).toList();
+        StringBuilder out = new StringBuilder("Write message rate, M messages/s (perftest's MsgRate[Mpps]); per busy "
+                + "core, in M messages/s and Gbit/s (the process's CPU time over the point, setup included)\n");
+        out.append(String.format(Locale.ROOT, "%10s", "#bytes"));
+        for (Series each : series) {
+            out.append(String.format(Locale.ROOT, " %" + width(each) + "s %6s %6s", each.label, "/core", "Gb/c"));
+        }
+        out.append('\n');
+        for (int size : results.sizes()) {
+            out.append(String.format(Locale.ROOT, "%10d", size));
+            for (Series each : series) {
+                Point point = results.point(each, BANDWIDTH, size);
+                out.append(point == null || point.messageRateMpps() == null
+                        ? String.format(Locale.ROOT, " %" + width(each) + "s %6s %6s", "-", "-", "-")
+                        : point.busyCores() == null ? String.format(Locale.ROOT, " %" + width(each) + ".3f %6s %6s",
+                                point.messageRateMpps(), "-", "-")
+                        : String.format(Locale.ROOT, " %" + width(each) + ".3f %6.3f %6.2f", point.messageRateMpps(),
+                                point.mppsPerCore(), point.gbitsPerCore()));
+            }
+            out.append('\n');
+        }
+        return out.append('\n').toString();
     }
 
     /** The results as two tables, bandwidth and latency, each RDDP column with its ratio to its baseline. */
-    static String table(Results results, List<Series> series) {
+    static String table(Results results, List<Series> all) {
         StringBuilder out = new StringBuilder();
         for (String kind : List.of(BANDWIDTH, LATENCY)) {
             boolean bandwidth = kind.equals(BANDWIDTH);
+            List<Series> series = all.stream().filter(each -> !bandwidth || !each.latencyOnly()).toList();
             out.append(bandwidth ? "RDMA Write bandwidth vs socket streaming, MB/sec (2^20 octets/s); ratio to the "
                     + "baseline" : "Send ping-pong vs socket ping-pong, latency in usec (half round trip, median); "
-                    + "ratio to the baseline").append(results.repeat() > 1 ? "; median of " + results.repeat()
+                    + "ratio to the baseline" + (series.contains(Series.MPA_FLOOR) ? ", RDDP over MPA's also to the "
+                    + "RFC floor" : "")).append(results.repeat() > 1 ? "; median of " + results.repeat()
                     + " runs, spread (max-min)/median in %, ratios taken within each run" : "").append('\n');
             out.append(String.format(Locale.ROOT, "%10s", "#bytes"));
             for (Series each : series) {
@@ -354,6 +434,9 @@ public final class Compare {
                 }
                 if (againstJdk(each, series)) {
                     out.append(String.format(Locale.ROOT, " %6s", "/JDK"));
+                }
+                if (againstFloor(each, series)) {
+                    out.append(String.format(Locale.ROOT, " %6s", "/floor"));
                 }
             }
             out.append('\n');
@@ -375,12 +458,20 @@ public final class Compare {
                     if (againstJdk(each, series)) {
                         out.append(ratio(results.ratio(each, Series.JDK_SCTP_SOCKET, kind, size)));
                     }
+                    if (againstFloor(each, series)) {
+                        out.append(ratio(results.ratio(each, Series.MPA_FLOOR, kind, size)));
+                    }
                 }
                 out.append('\n');
             }
             out.append('\n');
         }
         return out.toString();
+    }
+
+    /** Whether {@code each} gets a ratio to the RFC floor, which runs next to it (latency: RDDP over MPA). */
+    private static boolean againstFloor(Series each, List<Series> series) {
+        return each == Series.RDDP_MPA && series.contains(Series.MPA_FLOOR);
     }
 
     /** A column's width: 16, or its label's. */

@@ -153,7 +153,8 @@ public final class CompareCommand implements Callable<Integer> {
         for (String transport : transports != null ? transports : List.of("mpa", "sctp")) {
             switch (transport.toLowerCase(Locale.ROOT)) {
                 case "mpa" -> {
-                    series.addAll(List.of(Compare.Series.TCP_SOCKET, Compare.Series.RDDP_MPA));
+                    series.addAll(List.of(Compare.Series.TCP_SOCKET, Compare.Series.RDDP_MPA,
+                            Compare.Series.MPA_FLOOR));
                     if (exs) {
                         series.add(Compare.Series.EXS_MPA);
                     }
@@ -229,6 +230,7 @@ public final class CompareCommand implements Callable<Integer> {
             stdout.println(java.nio.file.Files.readString(written.getFirst()));
         } else {
             stdout.print(Compare.table(results, series));
+            stdout.print(Compare.messageRates(results, series));
             stdout.println("written: " + String.join(", ", written.stream().map(Path::toString).toList()));
         }
         return 0;

@@ -16,6 +16,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.rddp.cli.perftest.Baselines;
+import org.rddp.cli.perftest.MpaFloor;
 import org.rddp.cli.Driver;
 import org.rddp.cli.PeerException;
 import org.rddp.cli.TransportOptions;
@@ -83,7 +84,7 @@ final class CompareEnds {
             throw new IllegalArgumentException(task.series().label + " does not run on " + bind);
         }
         return switch (task.series().measured()) {
-            case TCP_SOCKET -> new TcpServer(task, bind);
+            case TCP_SOCKET, MPA_FLOOR -> new TcpServer(task, bind);
             case SCTP_SOCKET -> new SctpServer(task, stack(transports), bind);
             case JDK_SCTP_SOCKET -> new JdkSctpServer(task, bind);
             case RDDP_MPA -> new RddpServer(task, transports, transports.mpa(), bind);
@@ -98,6 +99,11 @@ final class CompareEnds {
     static PerfResult client(Task task, Transports transports, InetSocketAddress server) throws Exception {
         boolean bandwidth = task.bandwidth();
         switch (task.series().measured()) {
+            case MPA_FLOOR -> {
+                try (SocketChannel channel = Baselines.noDelay(SocketChannel.open(server))) {
+                    return MpaFloor.ping(channel, floorMulpdu(channel), task.size(), (int) task.iterations(), TIMEOUT);
+                }
+            }
             case TCP_SOCKET -> {
                 try (SocketChannel channel = Baselines.noDelay(SocketChannel.open(server))) {
                     return bandwidth ? Baselines.tcpSend(channel, task.size(), task.iterations(),
@@ -173,6 +179,12 @@ final class CompareEnds {
         } catch (ExecutionException e) {
             throw e.getCause() instanceof Exception cause ? cause : e;
         }
+    }
+
+    /** The MULPDU RDDP over MPA takes on {@code channel}'s path (its local interface's MTU, no markers). */
+    private static int floorMulpdu(SocketChannel channel) throws IOException {
+        return org.rddp.transport.mpa.MpaConnectionManager.mulpdu(((InetSocketAddress) channel.getLocalAddress())
+                .getAddress(), false);
     }
 
     /** The perftest run RDDP's point is: Write bandwidth, or Send ping-pong latency, at one size. */
@@ -273,7 +285,9 @@ final class CompareEnds {
                 throw new IOException("no connection from the client within " + TIMEOUT.toSeconds() + " s", e);
             }
             try (SocketChannel channel = Baselines.noDelay(accepted)) {
-                if (task.bandwidth()) {
+                if (task.series() == Compare.Series.MPA_FLOOR) {
+                    MpaFloor.echo(channel, floorMulpdu(channel), task.size(), (int) task.iterations(), TIMEOUT);
+                } else if (task.bandwidth()) {
                     Baselines.tcpSink(channel, task.size() * task.iterations());
                 } else {
                     Baselines.tcpEcho(channel, task.size(), (int) task.iterations(), TIMEOUT);

@@ -58,8 +58,9 @@ class CompareCommandTest {
         assertThat(new ObjectMapper().readTree(out.resolve("compare.json").toFile()).get("setup").asText())
                 .startsWith("two processes: initiator 127.0.0.1, responder 127.0.0.1:" + port);
         assertThat(served.status()).as(served.err()).isZero();
-        // a warm-up pass of 4 series x 2 measures at each of the 2 sizes, then the same measured
-        assertThat(served.out()).contains("(SCTP: usrsctp-udp on UDP port ").contains(" done, 32 points");
+        // a warm-up pass of 4 series x 2 measures and the RFC floor's latency at each of the 2 sizes, then the same
+        // measured
+        assertThat(served.out()).contains("(SCTP: usrsctp-udp on UDP port ").contains(" done, 36 points");
     }
 
     @Test
@@ -84,8 +85,8 @@ class CompareCommandTest {
         }
         responder.close();
         assertThat(serving.get(30, TimeUnit.SECONDS)).as(said.toString()).isZero();
-        // each time the warm-up and one size: 2 series x 2 measures, twice
-        assertThat(said.toString().split(" done, 8 points", -1)).hasSize(3);
+        // each time the warm-up and one size: 2 series x 2 measures and the RFC floor's latency, twice
+        assertThat(said.toString().split(" done, 10 points", -1)).hasSize(3);
     }
 
     /** Starts {@code rddp compare --serve --once} on loopback at {@code port}; returns once it listens. */
@@ -161,14 +162,20 @@ class CompareCommandTest {
     }
 
     private static void assertTableAndFiles(Run run, Path out) throws Exception {
-        assertThat(run.out()).contains("TCP socket, RDDP over MPA, SCTP socket, RDDP over SCTP")
-                .contains("RDMA Write bandwidth vs socket streaming").contains("Send ping-pong vs socket ping-pong");
+        assertThat(run.out()).contains("TCP socket, RDDP over MPA, MPA hop, RFC floor, SCTP socket, RDDP over SCTP")
+                .contains("RDMA Write bandwidth vs socket streaming").contains("Send ping-pong vs socket ping-pong")
+                .contains("MsgRate[Mpps]");
         List<String[]> rows = run.out().lines().filter(line -> line.matches("\\s+\\d+ .*"))
                 .map(line -> line.trim().split("\\s+")).toList();
-        assertThat(rows).hasSize(4); // two sizes, two tables
+        assertThat(rows).hasSize(6); // two sizes, three tables
         for (String[] row : rows) {
-            assertThat(row).hasSize(7); // size, TCP, MPA, ratio, SCTP, RDDP over SCTP, ratio
+            // bandwidth: size, TCP, MPA, ratio, SCTP, RDDP over SCTP, ratio; latency: the RFC floor and RDDP over
+            // MPA's ratio to it too; message rate: size and each bandwidth series' rate, per core, Gbit/s per core
+            assertThat(row.length).isIn(7, 9, 13);
             for (int i = 1; i < row.length; i++) {
+                if (row.length == 13 && i % 3 != 1 && row[i].equals("-")) {
+                    continue; // per core: a point too short for the process's CPU clock (ticks) has none
+                }
                 assertThat(Double.parseDouble(row[i])).as("%s%n%s", String.join(" ", row), run.out()).isPositive();
             }
         }
@@ -180,7 +187,8 @@ class CompareCommandTest {
             assertThat(point.get("iterations").asLong()).isPositive();
             seen.add(point.get("series").asText() + "/" + point.get("kind").asText() + "/" + point.get("bytes"));
         }
-        assertThat(seen).hasSize(16).contains("RDDP over SCTP/latency/65536", "TCP socket/bandwidth/256");
+        assertThat(seen).hasSize(18).contains("RDDP over SCTP/latency/65536", "TCP socket/bandwidth/256",
+                "MPA hop, RFC floor/latency/256").doesNotContain("MPA hop, RFC floor/bandwidth/256");
         for (String chart : List.of("bandwidth.png", "latency.png")) {
             BufferedImage image = ImageIO.read(out.resolve(chart).toFile());
             assertThat(image.getWidth()).isEqualTo(900);
@@ -197,8 +205,20 @@ class CompareCommandTest {
         JsonNode json = new ObjectMapper().readTree(printed);
         Set<String> series = new HashSet<>();
         json.get("points").forEach(point -> series.add(point.get("series").asText()));
-        assertThat(series).containsExactlyInAnyOrder("TCP socket", "RDDP over MPA");
+        assertThat(series).containsExactlyInAnyOrder("TCP socket", "RDDP over MPA", "MPA hop, RFC floor");
         assertThat(Files.readString(out.resolve("compare.json"))).isEqualTo(printed.strip());
+        for (JsonNode point : json.get("points")) { // issue 36: perftest's message rate, and the cores kept busy
+            boolean bandwidth = point.get("kind").asText().equals("bandwidth");
+            assertThat(point.get("messageRateMpps").isNull()).as("%s", point).isEqualTo(!bandwidth);
+            if (bandwidth) {
+                assertThat(point.get("messageRateMpps").asDouble()).as("%s", point).isCloseTo(
+                        point.get("value").asDouble() * (1 << 20) / 1024 / 1e6, org.assertj.core.data.Percentage
+                                .withPercentage(1));
+                // the process's CPU time comes in clock ticks: a point this short may show none (null)
+                assertThat(point.get("busyCores").isNull() || point.get("busyCores").asDouble() > 0).as("%s", point)
+                        .isTrue();
+            }
+        }
     }
 
     @Test

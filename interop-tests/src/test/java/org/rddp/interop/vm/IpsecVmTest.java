@@ -21,8 +21,9 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
  * xfrm} with AES-GCM). While protected, each host drops any packet to or from the other that is neither ESP nor came
  * out of ESP, and counts it: the count must be 0 (the wire carried only ESP) and both ends verify every octet. What
  * IPsec costs is printed: the protected run's average bandwidth as a ratio to the clear one's (emulated CPU, so the
- * ratio, not the figures, is what carries over); and {@code rddp compare} between the two hosts (RDDP over MPA and
- * over kernel SCTP, each next to its socket) in the clear and over ESP, every point as a ratio of the two.
+ * ratio, not the figures, is what carries over); and, with {@code -Drddp.vm.full=true}, {@code rddp compare} between
+ * the two hosts (RDDP over MPA and over kernel SCTP, each next to its socket) in the clear and over ESP, every point as
+ * a ratio of the two.
  */
 @Execution(ExecutionMode.CONCURRENT)
 class IpsecVmTest {
@@ -34,8 +35,10 @@ class IpsecVmTest {
     void everyTransportRunsOverEspInTransportModeAndTheWireCarriesOnlyEsp() throws Exception {
         List<String> rddp = Vm.rddp();
         String size = " -s 65536 -n 300";
-        List<String> command = List.of("env", "RDDP=" + String.join(" ", rddp), "COMPARE=-t mpa,sctp --sctp-stack "
-                + "kernel --sizes 65536 --mib-per-point 1 --latency-iters 50", Vm.script("ipsec.sh").toString(),
+        boolean full = Boolean.getBoolean("rddp.vm.full");
+        List<String> command = List.of("env", "RDDP=" + String.join(" ", rddp), "COMPARE=" + (full ? "-t mpa,sctp "
+                + "--sctp-stack kernel --sizes 65536 --mib-per-point 1 --latency-iters 50" : ""),
+                Vm.script("ipsec.sh").toString(),
                 "kernel-sctp:-t sctp --sctp-stack kernel" + size,
                 "usrsctp-udp:-t sctp --sctp-stack usrsctp-udp --udp-port 9899 --peer-udp-port 9899" + size,
                 "mpa:-t mpa" + size);
@@ -51,10 +54,13 @@ class IpsecVmTest {
         }
         assertThat(outcome.output()).as("nothing went in the clear while protected")
                 .contains("IPSEC cleartext dropped: a=0 b=0");
+        if (!full) {
+            return; // compare over ESP takes the emulated VM minutes: -Drddp.vm.full=true runs it
+        }
         Map<String, Double> clearPoints = comparePoints(outcome.output(), "clear");
         Map<String, Double> espPoints = comparePoints(outcome.output(), "esp");
         assertThat(espPoints.keySet()).as("compare measured the same points over ESP")
-                .isEqualTo(clearPoints.keySet()).hasSize(8);
+                .isEqualTo(clearPoints.keySet()).hasSize(9); // the RFC floor: latency only
         clearPoints.forEach((point, clear) -> System.out.printf(Locale.ROOT,
                 "IPSEC compare: %s %.1f clear, %.1f over ESP: %.2fx%n", point, clear, espPoints.get(point),
                 espPoints.get(point) / clear));
