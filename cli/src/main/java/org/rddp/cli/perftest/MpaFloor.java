@@ -121,13 +121,13 @@ public final class MpaFloor implements AutoCloseable {
     void receive(ByteBuffer target, String what) throws IOException {
         while (target.hasRemaining()) {
             available(LENGTH, what);
-            int start = staging.position();
-            int ulpdu = Short.toUnsignedInt(staging.getShort(start));
+            int ulpdu = Short.toUnsignedInt(staging.getShort(staging.position()));
             int total = LENGTH + ulpdu + (-(LENGTH + ulpdu) & 3) + CRC;
             if (ulpdu < SEND_HEADER || total > STAGING) {
                 throw new IOException("an FPDU of " + ulpdu + " octets: not a Send from the floor's peer");
             }
-            available(total, what);
+            available(total, what); // may move what is staged to the buffer's start
+            int start = staging.position();
             crc.reset();
             crc.update(staging.duplicate().limit(start + total - CRC));
             if ((int) crc.getValue() != staging.getInt(start + total - CRC)) {
