@@ -9,7 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import org.rddp.cli.perftest.PerfSession;
+import org.rddp.cli.perftest.PostingOptions;
 import org.rddp.cli.PeerException;
 import org.rddp.cli.TransportOptions;
 import org.rddp.transport.sctp.SctpStack;
@@ -110,13 +110,9 @@ public final class CompareCommand implements Callable<Integer> {
             + "in this process, with the transports' defaults")
     boolean exs;
 
-    @Option(names = "--cq-mod", defaultValue = "100", description = "RDDP's Write bandwidth: signal one work request "
-            + "in this many, as perftest's --cq-mod; default: ${DEFAULT-VALUE}")
-    int cqMod = PerfSession.Settings.CQ_MOD;
-
-    @Option(names = "--post-list", defaultValue = "1", description = "RDDP's Write bandwidth: work requests posted "
-            + "per call, as perftest's --post-list; default: ${DEFAULT-VALUE}")
-    int postList = 1;
+    /** RDDP's Write bandwidth series posts as {@code write-bw} does. */
+    @picocli.CommandLine.Mixin
+    PostingOptions posting;
 
     @Option(names = "--ipv6", description = "add each transport's series over IPv6's loopback (::1) next to IPv4's, "
             + "both ends in this process")
@@ -206,8 +202,8 @@ public final class CompareCommand implements Callable<Integer> {
             sctp.sctpStack = sctpStack;
             Compare.Plan plan = plan(series, stack);
             banner(stdout, series, stack, "loopback, both ends in this process");
-            results = Compare.run(plan, Compare.inProcess(new CompareEnds.Transports(mpa, sctp, stack, cqMod,
-                    postList)),
+            results = Compare.run(plan, Compare.inProcess(new CompareEnds.Transports(mpa, sctp, stack,
+                    posting.cqMod, posting.postList)),
                     Compare.IN_PROCESS, err::println);
         } else {
             if (!crc) {
@@ -215,7 +211,8 @@ public final class CompareCommand implements Callable<Integer> {
                         + "asks for CRCs, and either side's asking turns them on (RFC 5044 §7.1.1)");
             }
             InetSocketAddress responder = responder(peer, port);
-            try (ComparePeer remote = ComparePeer.connect(responder, stack, cqMod, postList, err)) {
+            try (ComparePeer remote = ComparePeer.connect(responder, stack, posting.cqMod, posting.postList,
+                    err)) {
                 SctpStack remoteStack = remote.transports().sctpStack();
                 banner(stdout, series, remoteStack, "initiator here, responder at " + responder.getHostString() + ":"
                         + responder.getPort());

@@ -151,7 +151,7 @@ final class BandwidthTests {
             }
             if (seen == 0) {
                 if (outstanding > 0 || blockedOnCredit) { // unsignaled ones wait for a credit to post the next
-                    pause(meter);
+                    pause();
                     continue;
                 }
                 if (!running || iterations > 0) {
@@ -253,7 +253,7 @@ final class BandwidthTests {
      * Waits a moment, driving this thread's loop, for the peer's credit (it comes as an RDMA Write, with no completion
      * on this side) or for unsignaled requests to be done with.
      */
-    void pause(PerfMeter meter) throws PeerException {
+    void pause() throws PeerException {
         s.driver.nap(20_000);
         for (DataQp data : s.qps) {
             s.completions.check(data.qp, "waiting for the server's credit");

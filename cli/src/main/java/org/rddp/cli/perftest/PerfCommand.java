@@ -88,13 +88,8 @@ public final class PerfCommand implements Callable<Integer> {
             + "(default: when on a terminal)")
     Boolean progress;
 
-    @Option(names = "--cq-mod", defaultValue = "100", description = "bandwidth tests: signal one work request in "
-            + "this many (the others complete with it, unseen), as perftest; default: ${DEFAULT-VALUE}")
-    int cqMod = PerfSession.Settings.CQ_MOD;
-
-    @Option(names = "--post-list", defaultValue = "1", description = "bandwidth tests: post this many work requests "
-            + "in one call, as perftest; default: ${DEFAULT-VALUE}")
-    int postList = 1;
+    @Mixin
+    PostingOptions posting;
 
     @Option(names = "--timeline", description = "bandwidth tests: print each second's messages and MB/sec with the "
             + "time, and the longest pause between completions (a path failure's gap)")
@@ -287,6 +282,7 @@ public final class PerfCommand implements Callable<Integer> {
         }
         return new PerfSession.Settings(test, sizes, count, runSeconds,
                 txDepth != null ? txDepth : test.defaultTxDepth(), rxDepth != null ? rxDepth : test.defaultRxDepth(),
-                qps, verify, Duration.ofSeconds(timeoutSeconds), cqMod, postList);
+                qps, verify, Duration.ofSeconds(timeoutSeconds), posting.cqMod,
+                posting.postList);
     }
 }
