@@ -146,10 +146,7 @@ final class Termination {
     }
 
     void flushPosted() {
-        for (SendWork work = s.queues.nextSend(); work != null; work = s.queues.nextSend()) {
-            work.reset();
-            s.queues.sendCompleted(work, WcStatus.WR_FLUSH_ERR, 0);
-        }
+        s.queues.flushSends();
     }
 
     void setState(QpState next) {

@@ -12,8 +12,19 @@ import org.rddp.rdmap.TerminateHeader;
  */
 public interface WorkQueues {
 
-    /** The next posted send work request, or {@code null}. */
+    /**
+     * The next posted send work request, or {@code null}. Called only while the engine sends (RTS or CLOSING): the
+     * engine is then the send queue's one consumer, and the one that gives its slots back ({@link #sendCompleted}).
+     */
     SendWork nextSend();
+
+    /**
+     * Completes every send work request still posted with WR_FLUSH_ERR, in order: the engine no longer sends
+     * (TERMINATE, ERROR), and posts that raced with that change are flushed here. Unlike
+     * {@link #nextSend}, it may be called by an engine its queue pair has already left behind (reset to IDLE and
+     * attached again): it must then do nothing.
+     */
+    void flushSends();
 
     /** The next posted receive, from the receive queue or the shared receive queue, or {@code null}. */
     ReceiveWork nextReceive();

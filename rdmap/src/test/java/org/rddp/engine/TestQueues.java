@@ -41,7 +41,19 @@ final class TestQueues implements WorkQueues {
 
     @Override
     public SendWork nextSend() {
+        QpState now = states.isEmpty() ? QpState.IDLE : states.getLast();
+        if (now != QpState.RTS && now != QpState.CLOSING) {
+            // the queue pair's contract: only an engine that sends takes work, so that it is the one consumer
+            throw new IllegalStateException("nextSend in " + now);
+        }
         return sends.poll();
+    }
+
+    @Override
+    public void flushSends() {
+        for (SendWork work = sends.poll(); work != null; work = sends.poll()) {
+            sendCompleted(work, WcStatus.WR_FLUSH_ERR, 0);
+        }
     }
 
     @Override

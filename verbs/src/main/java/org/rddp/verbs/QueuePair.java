@@ -7,6 +7,8 @@ import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLongArray;
 import org.jctools.queues.MpmcArrayQueue;
+import org.jctools.queues.MpscArrayQueue;
+import org.jctools.queues.SpmcArrayQueue;
 import org.rddp.engine.RdmapEngine;
 import org.rddp.engine.ReceiveWork;
 import org.rddp.engine.SendWork;
@@ -46,11 +48,20 @@ public final class QueuePair {
     private final ProtectionDomain pd;
     private final QpAttributes attributes;
     private final int number;
+    /**
+     * The send queue's free slots and its posted requests. Any thread posts, so takes free slots and adds posted
+     * requests; one thread at a time consumes what is posted and gives slots back: the engine's loop while the engine
+     * sends (RTS, CLOSING), and afterwards whoever flushes, under this queue pair's monitor ({@link Glue#flushSends}).
+     * The engine's last unmonitored step comes before the queue pair shows ERROR (its flush of what it had taken), and
+     * a reset to IDLE needs ERROR, so the two never overlap; hence queues with one consumer and one producer on the
+     * side the loop works, which spare the loop an atomic exchange per request.
+     */
     private final Queue<SendWork> sendFree;
     private final Queue<SendWork> sendPosted;
     private final Queue<ReceiveWork> receiveFree;
     private final Queue<ReceiveWork> receivePosted;
-    private final Glue glue;
+    /** The engine's view of the queues: a new one at each reset, so that an engine left behind touches nothing. */
+    private volatile Glue glue;
     private volatile QpState state = QpState.IDLE;
     private volatile RdmapEngine engine;
     private volatile LlpStream stream;
@@ -66,8 +77,8 @@ public final class QueuePair {
         this.number = pd.device().nextQueuePairNumber();
         int sends = attributes.maxSendWorkRequests();
         int receives = attributes.maxReceiveWorkRequests();
-        sendFree = new MpmcArrayQueue<>(Math.max(2, sends));
-        sendPosted = new MpmcArrayQueue<>(Math.max(2, sends));
+        sendFree = new SpmcArrayQueue<>(Math.max(2, sends));
+        sendPosted = new MpscArrayQueue<>(Math.max(2, sends));
         receiveFree = new MpmcArrayQueue<>(Math.max(2, receives));
         receivePosted = new MpmcArrayQueue<>(Math.max(2, receives));
         for (int i = 0; i < sends; i++) {
@@ -209,6 +220,8 @@ public final class QueuePair {
         switch (target) {
             case CLOSING -> running.disconnect();
             case IDLE -> {
+                glue.flushSends(); // what a post slipped in after the engine's last flush (its loop may be gone)
+                glue = new Glue();
                 engine = null;
                 stream = null;
                 loop = null;
@@ -362,6 +375,18 @@ public final class QueuePair {
         @Override
         public SendWork nextSend() {
             return sendPosted.poll();
+        }
+
+        @Override
+        public void flushSends() {
+            synchronized (QueuePair.this) {
+                if (glue != this) {
+                    return; // an engine the queue pair was reset from: the queues have moved on without it
+                }
+                for (SendWork work = sendPosted.poll(); work != null; work = sendPosted.poll()) {
+                    sendCompleted(work, WcStatus.WR_FLUSH_ERR, 0);
+                }
+            }
         }
 
         @Override

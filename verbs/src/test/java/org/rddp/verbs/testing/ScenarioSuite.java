@@ -845,6 +845,44 @@ public abstract class ScenarioSuite {
         }
     }
 
+    /**
+     * A queue pair aborted and reset to IDLE connects again and sends: its send queue is the new engine's alone (the
+     * engine it was reset from flushes nothing more), and a post between the abort and the reset is refused.
+     */
+    @Test
+    void aQueuePairResetAfterAnAbortConnectsAgainAndSends() throws Exception {
+        try (Peers peers = new Peers(transport, 8)) {
+            peers.connect(1, 1);
+            QueuePair first = peers.initiator.qp;
+            first.modify(QpState.ERROR);
+            peers.initiator.awaitState(QpState.ERROR);
+            peers.responder.awaitAny(QpEvent.CONNECTION_LOST, QpEvent.DISCONNECTED);
+            assertThat(first.postSend(request.opcode(WorkOpcode.SEND).noSge())).isEqualTo(PostStatus.NOT_RTS);
+            first.modify(QpState.IDLE);
+            peers.listener.close();
+            MemoryRegion sink = peers.responder.region(64, Access.LOCAL_WRITE, Access.REMOTE_WRITE);
+            peers.responder.createQueuePair(8, null);
+            peers.responder.postReceive(sink, 0, 64, 21);
+            peers.connect(1, 1);
+            assertThat(peers.initiator.qp).isSameAs(first);
+            MemoryRegion source = peers.initiator.region(64);
+            fill(source, 64, 7);
+            for (int i = 0; i < 3; i++) { // the first a Send, then Writes: each takes a slot the reset left free
+                request.opcode(i == 0 ? WorkOpcode.SEND : WorkOpcode.RDMA_WRITE).wrId(20 + i);
+                sge(request, source, 64);
+                if (i > 0) {
+                    request.remote(sink.rkey(), sink.iova());
+                }
+                peers.initiator.post(request);
+            }
+            expect(peers.initiator.next(), 20, WcStatus.SUCCESS, WcOpcode.SEND, 64);
+            expect(peers.initiator.next(), 21, WcStatus.SUCCESS, WcOpcode.RDMA_WRITE, 64);
+            expect(peers.initiator.next(), 22, WcStatus.SUCCESS, WcOpcode.RDMA_WRITE, 64);
+            expect(peers.responder.next(), 21, WcStatus.SUCCESS, WcOpcode.RECV, 64);
+            assertSame(source, sink, 64);
+        }
+    }
+
     /** Which rights a region has, in the access matrix. */
     enum Rights {
         NONE, LOCAL_WRITE, REMOTE_READ, REMOTE_WRITE, REMOTE_READ_WRITE;
