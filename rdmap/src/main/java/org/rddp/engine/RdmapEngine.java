@@ -78,7 +78,8 @@ public final class RdmapEngine implements LlpSink {
      * the posts made until then leave together; otherwise the post is sent at once.
      */
     public void wakeup() {
-        if (drainScheduled.compareAndSet(false, true)) {
+        // read first: while a drain is due, every post would pay a failing atomic exchange
+        if (!drainScheduled.get() && drainScheduled.compareAndSet(false, true)) {
             if (s.llp.gathers()) {
                 s.loop.execute(drainTask);
             } else {
