@@ -1,47 +1,172 @@
 package org.rddp.cli.compare;
 
+import java.awt.BasicStroke;
+import java.awt.Color;
+import java.awt.Font;
+import java.awt.Shape;
+import java.awt.geom.Ellipse2D;
+import java.awt.geom.Rectangle2D;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.text.DecimalFormat;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.LogAxis;
 import org.jfree.chart.axis.NumberTickUnit;
 import org.jfree.chart.plot.XYPlot;
-import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
-import org.jfree.data.xy.XYSeries;
-import org.jfree.data.xy.XYSeriesCollection;
+import org.jfree.chart.renderer.xy.DeviationRenderer;
+import org.jfree.chart.title.LegendTitle;
+import org.jfree.chart.title.TextTitle;
+import org.jfree.chart.ui.RectangleEdge;
+import org.jfree.chart.util.ShapeUtils;
+import org.jfree.data.xy.YIntervalSeries;
+import org.jfree.data.xy.YIntervalSeriesCollection;
 
-/** {@code rddp compare}'s charts: a measure against message size, one line per series, both axes logarithmic. */
+/**
+ * {@code rddp compare}'s charts: a measure against message size, one line per series, both axes logarithmic with a
+ * labelled tick at every power of two (or of four, sixteen, … when the range is wide), the spread of {@code --repeat}
+ * runs drawn as a band from the smallest to the largest run, and the conditions in the subtitle. Each series keeps
+ * one colour (Okabe and Ito's palette, which colour-blind readers tell apart; no yellow on white), one marker and one
+ * dash in every chart: sockets and the RFC floor dashed, RDDP and EXS solid, an IPv6 twin its IPv4 series' colour
+ * with a hollow marker and a dash-dot line.
+ */
 final class Chart {
-    private static final int WIDTH = 900;
-    private static final int HEIGHT = 560;
+    static final int WIDTH = 960;
+    static final int HEIGHT = 600;
+    /** At most this many labelled ticks on an axis: a wider range labels every 4th, 16th, … power of two. */
+    private static final int MOST_TICKS = 12;
+    private static final float LINE = 2.2f;
+    private static final float[] DASHED = {8f, 5f};
+    private static final float[] DOTTED = {2.5f, 4f};
+    private static final float[] DASH_DOT = {10f, 4f, 2.5f, 4f};
+    private static final float BAND_ALPHA = 0.18f;
 
     private Chart() {
     }
 
+    /** How one series is drawn. */
+    record Style(Color colour, Shape marker, float[] dash, boolean filled) {
+    }
+
+    /** The style of {@code series}, the same in every chart. */
+    static Style style(Compare.Series series) {
+        Compare.Series measured = series.measured();
+        double s = 4.5;
+        Style base = switch (measured) {
+            case TCP_SOCKET -> new Style(Color.BLACK, new Rectangle2D.Double(-s, -s, 2 * s, 2 * s), DASHED, true);
+            case RDDP_MPA -> new Style(new Color(0x0072B2), new Ellipse2D.Double(-s, -s, 2 * s, 2 * s), null, true);
+            case EXS_MPA -> new Style(new Color(0x56B4E9), ShapeUtils.createDownTriangle((float) s), null, true);
+            case MPA_FLOOR -> new Style(new Color(0x009E73), ShapeUtils.createUpTriangle((float) s), DOTTED, true);
+            case SCTP_SOCKET -> new Style(new Color(0xE69F00), ShapeUtils.createDiamond((float) (s + 1)), DASHED,
+                    true);
+            case JDK_SCTP_SOCKET -> new Style(new Color(0x999999), ShapeUtils.createDiagonalCross((float) s, 1.5f),
+                    DASHED, true);
+            case RDDP_SCTP -> new Style(new Color(0xD55E00), ShapeUtils.createUpTriangle((float) (s + 1)), null,
+                    true);
+            case EXS_SCTP -> new Style(new Color(0xCC79A7), ShapeUtils.createRegularCross((float) s, 1.5f), null,
+                    true);
+            default -> throw new IllegalArgumentException(series.name());
+        };
+        return series.ipv6() ? new Style(base.colour(), base.marker(), DASH_DOT, false) : base;
+    }
+
     /** Draws the points of {@code kind} as a PNG into {@code file}. */
-    static void write(Compare.Results results, String kind, String title, String unit, Path file) throws IOException {
+    static void write(Compare.Results results, String kind, String title, String unit, String conditions, Path file)
+            throws IOException {
+        Files.write(file, png(results, kind, title, unit, conditions));
+    }
+
+    /** The chart of {@code kind}'s points as PNG octets. */
+    static byte[] png(Compare.Results results, String kind, String title, String unit, String conditions)
+            throws IOException {
         System.setProperty("java.awt.headless", "true");
-        Map<String, XYSeries> lines = new LinkedHashMap<>();
+        Map<String, YIntervalSeries> lines = new LinkedHashMap<>();
+        List<Compare.Series> order = new ArrayList<>();
+        double low = Double.MAX_VALUE;
+        double high = 0;
         for (Compare.Point point : results.points()) {
-            if (point.kind().equals(kind) && point.value() > 0) {
-                lines.computeIfAbsent(point.series(), XYSeries::new).add(point.bytes(), point.value());
+            if (!point.kind().equals(kind) || !(point.value() > 0)) {
+                continue;
             }
+            YIntervalSeries line = lines.get(point.series());
+            if (line == null) {
+                line = new YIntervalSeries(point.series());
+                lines.put(point.series(), line);
+                order.add(Compare.Series.labelled(point.series()));
+            }
+            double min = point.min() > 0 ? point.min() : point.value();
+            double max = Math.max(point.max(), point.value());
+            line.add(point.bytes(), point.value(), min, max);
+            low = Math.min(low, min);
+            high = Math.max(high, max);
         }
-        XYSeriesCollection data = new XYSeriesCollection();
+        YIntervalSeriesCollection data = new YIntervalSeriesCollection();
         lines.values().forEach(data::addSeries);
-        LogAxis size = new LogAxis("message size, octets");
-        size.setBase(2);
-        size.setTickUnit(new NumberTickUnit(2)); // every fourfold size, printed as a number
-        size.setNumberFormatOverride(new DecimalFormat("#,##0"));
-        LogAxis measure = new LogAxis(unit);
-        measure.setTickUnit(new NumberTickUnit(1)); // every decade
-        measure.setNumberFormatOverride(new DecimalFormat("#,##0.##"));
-        XYPlot plot = new XYPlot(data, size, measure, new XYLineAndShapeRenderer(true, true));
+        DeviationRenderer renderer = new DeviationRenderer(true, true);
+        renderer.setAlpha(BAND_ALPHA);
+        for (int i = 0; i < order.size(); i++) {
+            Style style = style(order.get(i));
+            renderer.setSeriesPaint(i, style.colour());
+            renderer.setSeriesFillPaint(i, style.colour());
+            renderer.setSeriesShape(i, style.marker());
+            renderer.setSeriesShapesFilled(i, style.filled());
+            renderer.setSeriesStroke(i, style.dash() == null ? new BasicStroke(LINE)
+                    : new BasicStroke(LINE, BasicStroke.CAP_BUTT, BasicStroke.JOIN_ROUND, 10f, style.dash(), 0f));
+        }
+        renderer.setUseFillPaint(true);
+        renderer.setDrawOutlines(true);
+        renderer.setUseOutlinePaint(false);
+        int smallest = results.sizes().stream().mapToInt(Integer::intValue).min().orElse(1);
+        int largest = results.sizes().stream().mapToInt(Integer::intValue).max().orElse(2);
+        LogAxis size = axis("message size, octets", smallest, largest);
+        LogAxis measure = axis(unit, lines.isEmpty() ? 1 : low, lines.isEmpty() ? 2 : high);
+        XYPlot plot = new XYPlot(data, size, measure, renderer);
+        plot.setBackgroundPaint(Color.WHITE);
+        plot.setDomainGridlinePaint(new Color(0xD0D0D0));
+        plot.setRangeGridlinePaint(new Color(0xD0D0D0));
         JFreeChart chart = new JFreeChart(title, JFreeChart.DEFAULT_TITLE_FONT, plot, true);
-        ChartUtils.saveChartAsPNG(file.toFile(), chart, WIDTH, HEIGHT);
+        chart.setBackgroundPaint(Color.WHITE);
+        TextTitle subtitle = new TextTitle(conditions, new Font(Font.SANS_SERIF, Font.PLAIN, 11));
+        subtitle.setPaint(new Color(0x404040));
+        chart.addSubtitle(0, subtitle);
+        LegendTitle legend = chart.getLegend();
+        legend.setPosition(RectangleEdge.BOTTOM);
+        legend.setItemFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ChartUtils.writeChartAsPNG(out, chart, WIDTH, HEIGHT);
+        return out.toByteArray();
+    }
+
+    /**
+     * A base-2 logarithmic axis from a little below {@code low} to a little above {@code high}, a labelled tick at
+     * every power of two, or of 4, 16, … when that would be more than {@value #MOST_TICKS} ticks.
+     */
+    static LogAxis axis(String label, double low, double high) {
+        LogAxis axis = new LogAxis(label);
+        axis.setBase(2);
+        double from = low / 1.25;
+        double to = high * 1.25;
+        axis.setRange(from, to);
+        axis.setTickUnit(new NumberTickUnit(tickStep(from, to)));
+        axis.setMinorTickMarksVisible(false);
+        axis.setNumberFormatOverride(new DecimalFormat("#,##0.###"));
+        axis.setTickLabelFont(new Font(Font.SANS_SERIF, Font.PLAIN, 11));
+        return axis;
+    }
+
+    /** Powers of two between ticks: 1, 2, 4, … so that {@code from..to} has at most {@value #MOST_TICKS} ticks. */
+    static int tickStep(double from, double to) {
+        double powers = Math.log(to / from) / Math.log(2);
+        int step = 1;
+        while (powers / step > MOST_TICKS) {
+            step *= 2;
+        }
+        return step;
     }
 }

@@ -89,6 +89,16 @@ public final class Compare {
         boolean latencyOnly() {
             return this == MPA_FLOOR;
         }
+
+        /** The series with {@code label}. */
+        static Series labelled(String label) {
+            for (Series each : values()) {
+                if (each.label.equals(label)) {
+                    return each;
+                }
+            }
+            throw new IllegalArgumentException("no series is labelled " + label);
+        }
     }
 
     /**
@@ -489,11 +499,33 @@ public final class Compare {
                 : String.format(Locale.ROOT, " %6.2f", ratio);
     }
 
-    /** Writes {@code compare.json}, {@code bandwidth.png} and {@code latency.png} into {@code folder}. */
-    static List<Path> write(Results results, Path folder) throws IOException {
+    /**
+     * What a result depends on, in one line, so that it is never read out of context: where the ends ran, the SCTP
+     * backend, the network's conditions (none added yet), the machine, the Java, the commit (from the launcher's
+     * {@code rddp.commit}), the date, and how many runs each point is the median of.
+     */
+    static String conditions(Results results) {
+        String os = System.getProperty("os.name") + " " + System.getProperty("os.arch");
+        String commit = System.getProperty("rddp.commit", "unknown");
+        return results.setup() + (results.sctpStack() == null ? "" : "; SCTP " + results.sctpStack().toLowerCase(
+                Locale.ROOT).replace('_', '-')) + "; network as it is (no loss or delay added); "
+                + Runtime.getRuntime().availableProcessors() + " processors, " + os + ", Java "
+                + Runtime.version().feature() + "; commit " + commit + ", " + java.time.LocalDate.now(
+                        java.time.ZoneOffset.UTC) + "; " + (results.repeat() > 1 ? "median of " + results.repeat()
+                                + " runs, band: smallest to largest" : "one run");
+    }
+
+    /**
+     * Writes {@code compare.json}, {@code bandwidth.png}, {@code latency.png} and {@code report.html} (the tables and
+     * both charts in one self-contained page, to hand to someone else) into {@code folder}.
+     */
+    static List<Path> write(Results results, List<Series> all, Path folder) throws IOException {
         Files.createDirectories(folder);
+        String conditions = conditions(results);
         Map<String, Object> document = new LinkedHashMap<>();
         document.put("tool", "rddp compare");
+        document.put("conditions", conditions);
+        document.put("commit", System.getProperty("rddp.commit", "unknown"));
         document.put("setup", results.setup());
         document.put("sctpStack", results.sctpStack());
         document.put("java", Runtime.version().toString());
@@ -505,8 +537,17 @@ public final class Compare {
         PerfReport.JSON.writeValue(json.toFile(), document);
         Path bandwidth = folder.resolve("bandwidth.png");
         Path latency = folder.resolve("latency.png");
-        Chart.write(results, BANDWIDTH, "Bandwidth vs message size", "MB/sec", bandwidth);
-        Chart.write(results, LATENCY, "Latency vs message size", "usec (half round trip)", latency);
-        return List.of(json, bandwidth, latency);
+        byte[] bandwidthChart = Chart.png(results, BANDWIDTH, BANDWIDTH_TITLE, "MB/sec", conditions);
+        byte[] latencyChart = Chart.png(results, LATENCY, LATENCY_TITLE, "usec (half round trip)", conditions);
+        Files.write(bandwidth, bandwidthChart);
+        Files.write(latency, latencyChart);
+        Path report = folder.resolve("report.html");
+        Files.writeString(report, Report.html(conditions, table(results, all) + messageRates(results, all),
+                List.of(new Report.Figure(BANDWIDTH_TITLE, bandwidthChart), new Report.Figure(LATENCY_TITLE,
+                        latencyChart))));
+        return List.of(json, bandwidth, latency, report);
     }
+
+    private static final String BANDWIDTH_TITLE = "RDMA Write bandwidth vs message size";
+    private static final String LATENCY_TITLE = "Send ping-pong latency vs message size";
 }

@@ -222,7 +222,7 @@ public final class CompareCommand implements Callable<Integer> {
                 return 1;
             }
         }
-        List<Path> written = Compare.write(results, out);
+        List<Path> written = Compare.write(results, series, out);
         if (json) {
             stdout.println(java.nio.file.Files.readString(written.getFirst()));
         } else {

@@ -191,9 +191,26 @@ class CompareCommandTest {
                 "MPA hop, RFC floor/latency/256").doesNotContain("MPA hop, RFC floor/bandwidth/256");
         for (String chart : List.of("bandwidth.png", "latency.png")) {
             BufferedImage image = ImageIO.read(out.resolve(chart).toFile());
-            assertThat(image.getWidth()).isEqualTo(900);
-            assertThat(image.getHeight()).isEqualTo(560);
+            assertThat(image.getWidth()).isEqualTo(Chart.WIDTH);
+            assertThat(image.getHeight()).isEqualTo(Chart.HEIGHT);
         }
+        // issue 35: the conditions travel with the figures, and one page holds the tables and both charts
+        String conditions = json.get("conditions").asText();
+        assertThat(conditions).contains(json.get("setup").asText()).contains("processors").contains("commit ")
+                .contains("no loss or delay added");
+        String page = Files.readString(out.resolve("report.html"));
+        assertThat(page).startsWith("<!DOCTYPE html>").contains(Report.escape(conditions))
+                .contains("RDMA Write bandwidth vs socket streaming").contains("MsgRate[Mpps]");
+        java.util.regex.Matcher images = java.util.regex.Pattern.compile(
+                "src=\"data:image/png;base64,([A-Za-z0-9+/=]+)\"").matcher(page);
+        int pictures = 0;
+        while (images.find()) {
+            BufferedImage image = ImageIO.read(new java.io.ByteArrayInputStream(java.util.Base64.getDecoder()
+                    .decode(images.group(1))));
+            assertThat(image.getWidth()).isEqualTo(Chart.WIDTH);
+            pictures++;
+        }
+        assertThat(pictures).isEqualTo(2);
     }
 
     @Test
