@@ -4,15 +4,17 @@ import java.util.concurrent.TimeUnit;
 import org.rddp.cli.perftest.PerfSession.Settings;
 
 /**
- * Counts completions: start to last, and the fastest window of an eighth of them, at least four send queues
- * full (perftest's "peak": local completions come fast while the transport's buffers fill). With a
+ * Counts completions: start to last, and the fastest window of an eighth of them, at least four times what every
+ * queue pair's send queue holds (perftest's "peak": local completions come fast while the transport's buffers fill;
+ * with many queue pairs, many queues' worth come at once). With a
  * duration, only the middle of the run counts, as perftest samples it: a quarter of the duration (whole
  * seconds) is left out at each end.
  */
 final class PerfMeter {
     private final Settings settings;
     private final int size;
-    private final long window;
+    /** Completions (of every queue pair) the peak is measured over. */
+    final long window;
     long begin;
     long end;
     long count;
@@ -31,7 +33,10 @@ final class PerfMeter {
     PerfMeter(int size, int txDepth, Settings settings) {
         this.size = size;
         this.settings = settings;
-        this.window = Math.max(4L * txDepth, settings.iterations() / 8);
+        // counts are of every queue pair's completions: with 100 queue pairs a window of one queue's worth measured
+        // a burst of completions that came together, a "peak" of 400 GB/s
+        long qps = Math.max(1, settings.qps());
+        this.window = Math.max(4L * txDepth * qps, settings.iterations() * qps / 8);
     }
 
     boolean started() {
