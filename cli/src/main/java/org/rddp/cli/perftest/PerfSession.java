@@ -203,6 +203,7 @@ public final class PerfSession {
         driver = Driver.of(manager);
         await(manager.connect(control.armed(), server, options), "the control connection");
         prologue();
+        long connecting = System.nanoTime();
         for (int i = 0; i < settings.qps(); i++) {
             qps.get(i).qp = connectData(manager, server, options, i);
             if (primaryPath != null && server instanceof java.net.InetSocketAddress at) {
@@ -212,6 +213,10 @@ public final class PerfSession {
                 info.accept(" " + which + " paths: " + await(qps.get(i).qp.paths(), which + "'s paths"));
             }
         }
+        long took = System.nanoTime() - connecting;
+        // not perftest's: how fast data connections come up, one after another (issue 35: many queue pairs)
+        info.accept(String.format(java.util.Locale.ROOT, " Data connections: %d in %.1f ms, %.0f a second",
+                settings.qps(), took / 1e6, settings.qps() / (took / 1e9)));
         control.exchange(Dest.ZERO.encode(), "handshake after the data connections");
         run(results);
     }
