@@ -136,17 +136,13 @@ final class Termination {
         s.readsOutstanding.clear();
         s.irrqCount = 0;
         transmitter.reportCompletions();
-        flushPosted();
+        s.queues.flushSends();
         if (s.receiving != null) {
             ReceiveWork work = s.receiving;
             s.receiving = null;
             s.queues.receiveCompleted(work, WcStatus.WR_FLUSH_ERR, 0, null, 0);
         }
         s.queues.flushReceives();
-    }
-
-    void flushPosted() {
-        s.queues.flushSends();
     }
 
     void setState(QpState next) {

@@ -86,7 +86,7 @@ final class Transmitter {
             if (s.terminate != null && !s.terminateSent) {
                 sendTerminate();
             }
-            termination.flushPosted();
+            s.queues.flushSends();
             return;
         }
         if (now == QpState.IDLE || s.backPressured) {

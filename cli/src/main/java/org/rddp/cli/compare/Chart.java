@@ -8,8 +8,6 @@ import java.awt.geom.Ellipse2D;
 import java.awt.geom.Rectangle2D;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.text.DecimalFormat;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -74,12 +72,6 @@ final class Chart {
             default -> throw new IllegalArgumentException(series.name());
         };
         return series.ipv6() ? new Style(base.colour(), base.marker(), DASH_DOT, false) : base;
-    }
-
-    /** Draws the points of {@code kind} as a PNG into {@code file}. */
-    static void write(Compare.Results results, String kind, String title, String unit, String conditions, Path file)
-            throws IOException {
-        Files.write(file, png(results, kind, title, unit, conditions));
     }
 
     /** The chart of {@code kind}'s points as PNG octets. */

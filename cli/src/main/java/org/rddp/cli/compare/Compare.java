@@ -506,13 +506,17 @@ public final class Compare {
      */
     static String conditions(Results results) {
         String os = System.getProperty("os.name") + " " + System.getProperty("os.arch");
-        String commit = System.getProperty("rddp.commit", "unknown");
         return results.setup() + (results.sctpStack() == null ? "" : "; SCTP " + results.sctpStack().toLowerCase(
                 Locale.ROOT).replace('_', '-')) + "; network as it is (no loss or delay added); "
                 + Runtime.getRuntime().availableProcessors() + " processors, " + os + ", Java "
-                + Runtime.version().feature() + "; commit " + commit + ", " + java.time.LocalDate.now(
+                + Runtime.version().feature() + "; commit " + commit() + ", " + java.time.LocalDate.now(
                         java.time.ZoneOffset.UTC) + "; " + (results.repeat() > 1 ? "median of " + results.repeat()
                                 + " runs, band: smallest to largest" : "one run");
+    }
+
+    /** The commit the launcher ({@code ./rddp}) ran at, from its {@code rddp.commit}; "unknown" otherwise. */
+    static String commit() {
+        return System.getProperty("rddp.commit", "unknown");
     }
 
     /**
@@ -525,7 +529,7 @@ public final class Compare {
         Map<String, Object> document = new LinkedHashMap<>();
         document.put("tool", "rddp compare");
         document.put("conditions", conditions);
-        document.put("commit", System.getProperty("rddp.commit", "unknown"));
+        document.put("commit", commit());
         document.put("setup", results.setup());
         document.put("sctpStack", results.sctpStack());
         document.put("java", Runtime.version().toString());
