@@ -124,7 +124,12 @@ public final class Completions {
      * packets is read as it comes rather than one wake-up at a time on either side.
      */
     public WorkCompletion next(String what, int batch, Duration wait) throws PeerException {
-        WorkCompletion next = within(what, batch, wait);
+        return next(what, batch, wait, SPINS);
+    }
+
+    /** {@link #next(String, int, Duration)} with {@code spins} polls before it sleeps. */
+    public WorkCompletion next(String what, int batch, Duration wait, int spins) throws PeerException {
+        WorkCompletion next = within(what, batch, wait, spins);
         if (next == null) {
             throw new PeerException("no answer within " + wait.toSeconds() + " s waiting for " + what);
         }
@@ -133,7 +138,15 @@ public final class Completions {
 
     /** {@link #next(String, int, Duration)}, but null when {@code wait} runs out first. */
     public WorkCompletion within(String what, int batch, Duration wait) throws PeerException {
-        for (int round = 0; round < SPINS; round++) {
+        return within(what, batch, wait, SPINS);
+    }
+
+    /**
+     * {@link #within(String, int, Duration)} with {@code spins} polls before it sleeps (0: sleeps at once, woken by
+     * the completion; what ends of an offered load do between messages).
+     */
+    public WorkCompletion within(String what, int batch, Duration wait, int spins) throws PeerException {
+        for (int round = 0; round < spins; round++) {
             if (cq.poll(completion)) {
                 return checked(what);
             }

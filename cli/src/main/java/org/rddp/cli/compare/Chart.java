@@ -100,6 +100,77 @@ final class Chart {
         }
         YIntervalSeriesCollection data = new YIntervalSeriesCollection();
         lines.values().forEach(data::addSeries);
+        int smallest = results.sizes().stream().mapToInt(Integer::intValue).min().orElse(1);
+        int largest = results.sizes().stream().mapToInt(Integer::intValue).max().orElse(2);
+        LogAxis size = axis("message size, octets", smallest, largest);
+        LogAxis measure = axis(unit, lines.isEmpty() ? 1 : low, lines.isEmpty() ? 2 : high);
+        return draw(title, conditions, new XYPlot(data, size, measure, renderer(order)));
+    }
+
+    /**
+     * The load points of {@code results} as a percentile chart: per series the round trip (log scale) at each
+     * percentile of its distribution, the percentiles spread as 1/(1 - p) on a log scale so that 50, 90, 99, 99.9 and
+     * 99.99 % lie equally apart and the tail, where loss shows, gets the room. The slowest sample is left out (it has
+     * no place on that scale); the table has it.
+     */
+    static byte[] percentiles(Compare.Results results, String title, String conditions) throws IOException {
+        System.setProperty("java.awt.headless", "true");
+        YIntervalSeriesCollection data = new YIntervalSeriesCollection();
+        List<Compare.Series> order = new ArrayList<>();
+        double low = Double.MAX_VALUE;
+        double high = 0;
+        double deepest = 10;
+        for (Compare.Point point : results.points()) {
+            if (!point.kind().equals(Compare.LOAD) || point.percentiles() == null) {
+                continue;
+            }
+            YIntervalSeries line = new YIntervalSeries(point.series());
+            for (org.rddp.cli.perftest.PerfResult.Percentile at : point.percentiles()) {
+                if (at.percent() < 50 || at.percent() >= 100 || !(at.usec() > 0)) {
+                    continue;
+                }
+                double x = 100 / (100 - at.percent());
+                line.add(x, at.usec(), at.usec(), at.usec());
+                low = Math.min(low, at.usec());
+                high = Math.max(high, at.usec());
+                deepest = Math.max(deepest, x);
+            }
+            data.addSeries(line);
+            order.add(Compare.Series.labelled(point.series()));
+        }
+        LogAxis percentile = new LogAxis("percentile (of round trips at most this long)");
+        percentile.setBase(10);
+        percentile.setRange(1.8, deepest * 1.2);
+        percentile.setTickUnit(new NumberTickUnit(1));
+        percentile.setMinorTickMarksVisible(false);
+        percentile.setNumberFormatOverride(new PercentileFormat());
+        percentile.setTickLabelFont(new Font(Font.SANS_SERIF, Font.PLAIN, 11));
+        LogAxis measure = axis("usec (round trip)", order.isEmpty() ? 1 : low, order.isEmpty() ? 2 : high);
+        return draw(title, conditions, new XYPlot(data, percentile, measure, renderer(order)));
+    }
+
+    /** Labels a tick at 1/(1 - p) with p as a percentage: 10 is "90%", 1000 "99.9%". */
+    private static final class PercentileFormat extends java.text.NumberFormat {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public StringBuffer format(double number, StringBuffer toAppendTo, java.text.FieldPosition pos) {
+            return toAppendTo.append(new DecimalFormat("0.####").format(100 - 100 / number)).append('%');
+        }
+
+        @Override
+        public StringBuffer format(long number, StringBuffer toAppendTo, java.text.FieldPosition pos) {
+            return format((double) number, toAppendTo, pos);
+        }
+
+        @Override
+        public Number parse(String source, java.text.ParsePosition parsePosition) {
+            throw new UnsupportedOperationException("labels only");
+        }
+    }
+
+    /** A renderer drawing each of {@code order} in its {@link #style}, with its band. */
+    private static DeviationRenderer renderer(List<Compare.Series> order) {
         DeviationRenderer renderer = new DeviationRenderer(true, true);
         renderer.setAlpha(BAND_ALPHA);
         for (int i = 0; i < order.size(); i++) {
@@ -114,11 +185,11 @@ final class Chart {
         renderer.setUseFillPaint(true);
         renderer.setDrawOutlines(true);
         renderer.setUseOutlinePaint(false);
-        int smallest = results.sizes().stream().mapToInt(Integer::intValue).min().orElse(1);
-        int largest = results.sizes().stream().mapToInt(Integer::intValue).max().orElse(2);
-        LogAxis size = axis("message size, octets", smallest, largest);
-        LogAxis measure = axis(unit, lines.isEmpty() ? 1 : low, lines.isEmpty() ? 2 : high);
-        XYPlot plot = new XYPlot(data, size, measure, renderer);
+        return renderer;
+    }
+
+    /** {@code plot} as a PNG of {@link #WIDTH} by {@link #HEIGHT}: white, titled, the conditions under the title. */
+    private static byte[] draw(String title, String conditions, XYPlot plot) throws IOException {
         plot.setBackgroundPaint(Color.WHITE);
         plot.setDomainGridlinePaint(new Color(0xD0D0D0));
         plot.setRangeGridlinePaint(new Color(0xD0D0D0));

@@ -90,6 +90,12 @@ public final class Compare {
             return this == MPA_FLOOR;
         }
 
+        /** Whether it is measured under an offered load (RDDP's Sends, the TCP socket's messages; echoed). */
+        boolean loads() {
+            Series measured = measured();
+            return measured == TCP_SOCKET || measured == RDDP_MPA || measured == RDDP_SCTP;
+        }
+
         /** The series with {@code label}. */
         static Series labelled(String label) {
             for (Series each : values()) {
@@ -113,15 +119,30 @@ public final class Compare {
      * @param repeat            how many times every point is measured (the median is reported, with the spread)
      * @param series            what to run
      * @param sctpStack         the SCTP backend, or null when SCTP is not run
+     * @param load              the offered load to time round trips at, or null for none
+     * @param scenario          the network's conditions as set for this plan (loss, delay …), or null: as it is
      */
     record Plan(List<Integer> sizes, long bandwidthBytes, double secondsPerPoint, int latencyIterations,
-            int latencyMax, int repeat, List<Series> series, SctpStack sctpStack) {
+            int latencyMax, int repeat, List<Series> series, SctpStack sctpStack, Load load, String scenario) {
         Plan {
             sizes = List.copyOf(sizes);
             series = List.copyOf(series);
             if (repeat < 1 || secondsPerPoint <= 0 || bandwidthBytes < 0) {
                 throw new IllegalArgumentException("repeat at least 1, seconds per point and volume positive");
             }
+        }
+
+        /** Without a load, on the network as it is. */
+        Plan(List<Integer> sizes, long bandwidthBytes, double secondsPerPoint, int latencyIterations,
+                int latencyMax, int repeat, List<Series> series, SctpStack sctpStack) {
+            this(sizes, bandwidthBytes, secondsPerPoint, latencyIterations, latencyMax, repeat, series, sctpStack,
+                    null, null);
+        }
+
+        /** The same plan under {@code scenario}. */
+        Plan under(String scenario) {
+            return new Plan(sizes, bandwidthBytes, secondsPerPoint, latencyIterations, latencyMax, repeat, series,
+                    sctpStack, load, scenario);
         }
 
         /** Messages of a bandwidth point of {@code size} octets, given the warm-up's rate in octets a second. */
@@ -134,16 +155,45 @@ public final class Compare {
     }
 
     /**
-     * One measurement to make, as the initiator asks the responder for it: a series, bandwidth or latency, a size,
-     * and messages (bandwidth) or round trips (latency).
+     * An offered load: messages of {@code size} octets, {@code rate} a second, for {@code seconds}, each echoed, the
+     * round trips timed from when each fell due; at most {@code window} unanswered.
      */
-    record Task(Series series, String kind, int size, long iterations) {
+    record Load(int size, int rate, double seconds) {
+        /** Messages in flight at most: RDDP's send and receive depth, the socket's window. */
+        static final int WINDOW = org.rddp.cli.perftest.PerfCommand.LOAD_WINDOW;
+
+        Load {
+            if (size < 1 || size > Perftest.MAX_SIZE || rate < 1 || rate > Task.MAX_RATE || !(seconds > 0)) {
+                throw new IllegalArgumentException("a load is 1.." + Perftest.MAX_SIZE + " octets, 1.."
+                        + Task.MAX_RATE + " messages a second, for a positive time");
+            }
+        }
+
+        long iterations() {
+            return Math.clamp(Math.round(rate * seconds), 1, Task.MAX_ITERATIONS);
+        }
+
+        /** As the table and charts name it. */
+        String describe() {
+            return String.format(Locale.ROOT, "%,d messages/s of %,d octets (%.2f MB/s) for %.3g s", rate, size,
+                    (double) rate * size / (1 << 20), seconds);
+        }
+    }
+
+    /**
+     * One measurement to make, as the initiator asks the responder for it: a series, bandwidth, latency or load, a
+     * size, messages (bandwidth, load) or round trips (latency), and for a load the messages offered a second.
+     */
+    record Task(Series series, String kind, int size, long iterations, int rate) {
         /** The most messages or round trips one point may ask for. */
         static final long MAX_ITERATIONS = 10_000_000;
+        /** The most messages a second a load may offer. */
+        static final int MAX_RATE = 1_000_000;
 
         Task {
-            if (!kind.equals(BANDWIDTH) && !kind.equals(LATENCY)) {
-                throw new IllegalArgumentException("a measure is " + BANDWIDTH + " or " + LATENCY + ", not " + kind);
+            if (!kind.equals(BANDWIDTH) && !kind.equals(LATENCY) && !kind.equals(LOAD)) {
+                throw new IllegalArgumentException("a measure is " + BANDWIDTH + ", " + LATENCY + " or " + LOAD
+                        + ", not " + kind);
             }
             if (size < 1 || size > Perftest.MAX_SIZE) {
                 throw new IllegalArgumentException("size " + size + " outside 1.." + Perftest.MAX_SIZE);
@@ -151,22 +201,39 @@ public final class Compare {
             if (iterations < 1 || iterations > MAX_ITERATIONS) {
                 throw new IllegalArgumentException("iterations " + iterations + " outside 1.." + MAX_ITERATIONS);
             }
+            if (kind.equals(LOAD) ? rate < 1 || rate > MAX_RATE : rate != 0) {
+                throw new IllegalArgumentException("a load offers 1.." + MAX_RATE + " messages a second, and only a "
+                        + "load has a rate, not " + rate);
+            }
+            if (kind.equals(LOAD) && !series.loads()) {
+                throw new IllegalArgumentException(series.label + " is not measured under a load");
+            }
+        }
+
+        /** Bandwidth or latency: no rate. */
+        Task(Series series, String kind, int size, long iterations) {
+            this(series, kind, size, iterations, 0);
         }
 
         boolean bandwidth() {
             return kind.equals(BANDWIDTH);
         }
 
-        /** As the control connection carries it: {@code SERIES kind size iterations}. */
+        boolean load() {
+            return kind.equals(LOAD);
+        }
+
+        /** As the control connection carries it: {@code SERIES kind size iterations}, and a load's rate. */
         String encode() {
-            return series.name() + " " + kind + " " + size + " " + iterations;
+            return series.name() + " " + kind + " " + size + " " + iterations + (load() ? " " + rate : "");
         }
 
         /** The inverse of {@link #encode}; anything else is an {@link IllegalArgumentException} saying what. */
         static Task parse(String text) {
             String[] words = text.trim().split(" +");
-            if (words.length != 4) {
-                throw new IllegalArgumentException("a point is SERIES KIND SIZE ITERATIONS, not '" + text + "'");
+            if (words.length != 4 && words.length != 5) {
+                throw new IllegalArgumentException("a point is SERIES KIND SIZE ITERATIONS [RATE], not '" + text
+                        + "'");
             }
             Series series;
             try {
@@ -176,10 +243,11 @@ public final class Compare {
                         + java.util.Arrays.toString(Series.values()));
             }
             try {
-                return new Task(series, words[1], Integer.parseInt(words[2]), Long.parseLong(words[3]));
+                return new Task(series, words[1], Integer.parseInt(words[2]), Long.parseLong(words[3]),
+                        words.length == 5 ? Integer.parseInt(words[4]) : 0);
             } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("size and iterations are numbers, not '" + words[2] + " "
-                        + words[3] + "'");
+                throw new IllegalArgumentException("size, iterations and rate are numbers, not '"
+                        + String.join(" ", java.util.Arrays.asList(words).subList(2, words.length)) + "'");
             }
         }
     }
@@ -194,12 +262,24 @@ public final class Compare {
      * One point: a series at a size; {@code value} is the median of the runs, {@code min} and {@code max} their
      * spread, {@code runs} each run's value in order. A bandwidth point also has its message rate (perftest's
      * MsgRate[Mpps], the median run's) and the cores the process kept busy meanwhile (its CPU time over the point's
-     * wall time, connection setup included, the median of the runs), null for latency.
+     * wall time, connection setup included, the median of the runs), null for latency. A load point's value is the
+     * median round trip; it also has the 99th and 99.9th percentiles (each the median of the runs') and the
+     * distribution of the run whose 99th percentile is the median, null for the others. {@code scenario} names the
+     * network's conditions as set for the point (null: as it is).
      */
     record Point(String series, String kind, int bytes, long iterations, double value, double min, double max,
-            String unit, List<Double> runs, Double messageRateMpps, Double busyCores) {
+            String unit, List<Double> runs, Double messageRateMpps, Double busyCores, Double p99, Double p999,
+            List<PerfResult.Percentile> percentiles, String scenario) {
         Point {
             runs = List.copyOf(runs);
+            percentiles = percentiles == null ? null : List.copyOf(percentiles);
+        }
+
+        /** A bandwidth or latency point. */
+        Point(String series, String kind, int bytes, long iterations, double value, double min, double max,
+                String unit, List<Double> runs, Double messageRateMpps, Double busyCores) {
+            this(series, kind, bytes, iterations, value, min, max, unit, runs, messageRateMpps, busyCores, null, null,
+                    null, null);
         }
 
         /** Million messages a second per busy core, or NaN. */
@@ -214,8 +294,18 @@ public final class Compare {
         }
     }
 
-    /** Everything measured, for the table, the JSON and the chart; {@code setup} says where the ends ran. */
-    record Results(String setup, String sctpStack, List<Integer> sizes, int repeat, List<Point> points) {
+    /**
+     * Everything measured under one scenario, for the table, the JSON and the charts; {@code setup} says where the
+     * ends ran, {@code load} what load the load points offered (null: none), {@code scenario} the network's
+     * conditions as set for the run (null: as it is).
+     */
+    record Results(String setup, String sctpStack, List<Integer> sizes, int repeat, List<Point> points, Load load,
+            String scenario) {
+        /** Without a load, on the network as it is. */
+        Results(String setup, String sctpStack, List<Integer> sizes, int repeat, List<Point> points) {
+            this(setup, sctpStack, sizes, repeat, points, null, null);
+        }
+
         /** The value of {@code series} and {@code kind} at {@code size} (the median), or NaN when not measured. */
         double value(Series series, String kind, int size) {
             Point point = point(series, kind, size);
@@ -254,6 +344,8 @@ public final class Compare {
     /** The most bandwidth runs one warm-up makes. */
     static final int WARM_UP_RUNS = 4;
     static final String LATENCY = "latency";
+    /** Round trips at an offered load: a message due every 1/rate s, each echoed, timed from when it fell due. */
+    static final String LOAD = "load";
     /** Where the in-process comparison runs. */
     static final String IN_PROCESS = "both ends in one process, loopback";
 
@@ -300,6 +392,13 @@ public final class Compare {
                 }
             }
         }
+        Load load = plan.load();
+        for (Series series : plan.series()) {
+            if (load != null && series.loads()) { // a quarter of a point, at least a second's worth
+                measure.run(new Task(series, LOAD, load.size(), Math.min(load.iterations(), Math.max(load.rate(),
+                        load.iterations() / 4)), load.rate()));
+            }
+        }
         Map<String, List<PerfResult>> measured = new LinkedHashMap<>();
         Map<String, List<Double>> busy = new java.util.HashMap<>();
         for (int run = 1; run <= plan.repeat(); run++) {
@@ -329,11 +428,19 @@ public final class Compare {
                     }
                 }
             }
+            for (Series series : plan.series()) {
+                if (load != null && series.loads()) {
+                    progress.accept(String.format(Locale.ROOT, "compare:%s %s under a load of %s", plan.repeat() > 1
+                            ? " run " + run + " of " + plan.repeat() + "," : "", series.label, load.describe()));
+                    measured.computeIfAbsent(key(series, LOAD, load.size()), k -> new ArrayList<>())
+                            .add(measure.run(new Task(series, LOAD, load.size(), load.iterations(), load.rate())));
+                }
+            }
         }
         List<Point> points = new ArrayList<>();
-        measured.forEach((key, results) -> points.add(point(key, results, busy.get(key))));
+        measured.forEach((key, results) -> points.add(point(key, results, busy.get(key), plan.scenario())));
         return new Results(setup, plan.sctpStack() == null ? null : plan.sctpStack().name(), plan.sizes(),
-                plan.repeat(), points);
+                plan.repeat(), points, load, plan.scenario());
     }
 
     /**
@@ -369,25 +476,38 @@ public final class Compare {
         return series.name() + " " + kind + " " + size;
     }
 
-    /** The point of {@code key}'s runs: their median and spread; {@code busy}, each bandwidth run's busy cores. */
-    private static Point point(String key, List<PerfResult> results, List<Double> busy) {
+    /**
+     * The point of {@code key}'s runs: their median and spread; {@code busy}, each bandwidth run's busy cores; under
+     * {@code scenario} (null: none).
+     */
+    private static Point point(String key, List<PerfResult> results, List<Double> busy, String scenario) {
         String[] words = key.split(" ");
         Series series = Series.valueOf(words[0]);
         boolean bandwidth = words[1].equals(BANDWIDTH);
         double[] values = results.stream().mapToDouble(result -> bandwidth
                 ? ((PerfResult.Bandwidth) result).averageMbps() : ((PerfResult.Latency) result).typicalUsec())
                 .toArray();
-        long iterations = results.stream().mapToLong(result -> bandwidth ? ((PerfResult.Bandwidth) result)
-                .iterations() : ((PerfResult.Latency) result).iterations()).max().orElse(0);
+        long iterations = results.stream().mapToLong(PerfResult::iterations).max().orElse(0);
         Double rate = bandwidth ? PerfResult.median(results.stream().mapToDouble(result ->
                 ((PerfResult.Bandwidth) result).messageRateMpps()).toArray()) : null;
         double[] measuredCores = busy == null ? new double[0] : busy.stream().mapToDouble(Double::doubleValue)
                 .filter(cores -> !Double.isNaN(cores)).toArray();
         Double cores = bandwidth && measuredCores.length > 0 ? PerfResult.median(measuredCores) : null;
-        return new Point(series.label, words[1], Integer.parseInt(words[2]), iterations, PerfResult.median(values),
-                java.util.Arrays.stream(values).min().orElse(Double.NaN),
-                java.util.Arrays.stream(values).max().orElse(Double.NaN), bandwidth ? "MB/sec" : "usec",
-                java.util.Arrays.stream(values).boxed().toList(), rate, cores);
+        double min = java.util.Arrays.stream(values).min().orElse(Double.NaN);
+        double max = java.util.Arrays.stream(values).max().orElse(Double.NaN);
+        List<Double> runs = java.util.Arrays.stream(values).boxed().toList();
+        if (!words[1].equals(LOAD)) {
+            return new Point(series.label, words[1], Integer.parseInt(words[2]), iterations,
+                    PerfResult.median(values), min, max, bandwidth ? "MB/sec" : "usec", runs, rate, cores, null, null,
+                    null, scenario);
+        }
+        List<PerfResult.Latency> loads = results.stream().map(PerfResult.Latency.class::cast)
+                .sorted(java.util.Comparator.comparingDouble(PerfResult.Latency::p99Usec)).toList();
+        return new Point(series.label, LOAD, Integer.parseInt(words[2]), iterations, PerfResult.median(values), min,
+                max, "usec (round trip)", runs, null, null, PerfResult.median(loads.stream()
+                        .mapToDouble(PerfResult.Latency::p99Usec).toArray()), PerfResult.median(loads.stream()
+                        .mapToDouble(PerfResult.Latency::p999Usec).toArray()),
+                loads.get((loads.size() - 1) / 2).percentiles(), scenario);
     }
 
     /** The CPU time this process has used, in nanoseconds (every thread: both ends in one process). */
@@ -479,6 +599,34 @@ public final class Compare {
         return out.toString();
     }
 
+    /**
+     * The load points as a table: per series the round trip's median, 99th and 99.9th percentiles and slowest, in
+     * usec, and the 99th percentile's ratio to the baseline's; empty without a load.
+     */
+    static String loadTable(Results results, List<Series> all) {
+        Load load = results.load();
+        List<Point> points = all.stream().map(each -> results.point(each, LOAD, load == null ? 0 : load.size()))
+                .filter(java.util.Objects::nonNull).toList();
+        if (points.isEmpty()) {
+            return "";
+        }
+        StringBuilder out = new StringBuilder("Round trips under an offered load of " + load.describe()
+                + ", in usec, each timed from when it fell due (at most " + Load.WINDOW + " unanswered)"
+                + (results.repeat() > 1 ? "; median of " + results.repeat() + " runs" : "") + "\n");
+        int width = all.stream().mapToInt(Compare::width).max().orElse(16);
+        out.append(String.format(Locale.ROOT, "%-" + width + "s %10s %10s %10s %10s %9s%n", "series", "p50", "p99",
+                "p99.9", "max", "p99 ratio"));
+        for (Point point : points) {
+            Series series = Series.labelled(point.series());
+            Point base = series.baseline == null ? null : results.point(series.baseline, LOAD, point.bytes());
+            List<PerfResult.Percentile> distribution = point.percentiles();
+            out.append(String.format(Locale.ROOT, "%-" + width + "s %10.1f %10.1f %10.1f %10.1f %9s%n",
+                    point.series(), point.value(), point.p99(), point.p999(), distribution.getLast().usec(),
+                    base == null ? "" : String.format(Locale.ROOT, "%.2f", point.p99() / base.p99())));
+        }
+        return out.append('\n').toString();
+    }
+
     /** Whether {@code each} gets a ratio to the RFC floor, which runs next to it (latency: RDDP over MPA). */
     private static boolean againstFloor(Series each, List<Series> series) {
         return each == Series.RDDP_MPA && series.contains(Series.MPA_FLOOR);
@@ -501,13 +649,14 @@ public final class Compare {
 
     /**
      * What a result depends on, in one line, so that it is never read out of context: where the ends ran, the SCTP
-     * backend, the network's conditions (none added yet), the machine, the Java, the commit (from the launcher's
-     * {@code rddp.commit}), the date, and how many runs each point is the median of.
+     * backend, the network's conditions (the scenario set for the run, or as it is), the machine, the Java, the
+     * commit (from the launcher's {@code rddp.commit}), the date, and how many runs each point is the median of.
      */
     static String conditions(Results results) {
         String os = System.getProperty("os.name") + " " + System.getProperty("os.arch");
         return results.setup() + (results.sctpStack() == null ? "" : "; SCTP " + results.sctpStack().toLowerCase(
-                Locale.ROOT).replace('_', '-')) + "; network as it is (no loss or delay added); "
+                Locale.ROOT).replace('_', '-')) + "; network: " + (results.scenario() == null
+                        ? "as it is (no loss or delay added)" : results.scenario()) + "; "
                 + Runtime.getRuntime().availableProcessors() + " processors, " + os + ", Java "
                 + Runtime.version().feature() + "; commit " + commit() + ", " + java.time.LocalDate.now(
                         java.time.ZoneOffset.UTC) + "; " + (results.repeat() > 1 ? "median of " + results.repeat()
@@ -520,38 +669,84 @@ public final class Compare {
     }
 
     /**
-     * Writes {@code compare.json}, {@code bandwidth.png}, {@code latency.png} and {@code report.html} (the tables and
-     * both charts in one self-contained page, to hand to someone else) into {@code folder}.
+     * What {@link #write} writes and the console prints of one scenario's results: the tables, then the load's.
      */
-    static List<Path> write(Results results, List<Series> all, Path folder) throws IOException {
+    static String tables(Results results, List<Series> all) {
+        return (results.scenario() == null ? "" : "== network: " + results.scenario() + "\n\n")
+                + table(results, all) + messageRates(results, all) + loadTable(results, all);
+    }
+
+    /**
+     * Writes {@code compare.json} (every point of every scenario, each naming its scenario), per scenario a
+     * bandwidth, a latency and, with a load, a round-trip percentile chart ({@code bandwidth.png}, {@code latency.png},
+     * {@code load.png}; under scenarios each name takes the scenario's, as {@code load-loss-0.01.png}), and
+     * {@code report.html} (the tables and charts in one self-contained page, to hand to someone else) into
+     * {@code folder}.
+     */
+    static List<Path> write(List<Results> scenarios, List<Series> all, Path folder) throws IOException {
         Files.createDirectories(folder);
-        String conditions = conditions(results);
+        Results first = scenarios.getFirst();
+        boolean named = scenarios.size() > 1 || first.scenario() != null;
+        String conditions = named ? conditions(first).replace("network: " + (first.scenario() == null
+                ? "as it is (no loss or delay added)" : first.scenario()), "network: " + String.join("; ",
+                        scenarios.stream().map(Compare::scenario).toList())) : conditions(first);
         Map<String, Object> document = new LinkedHashMap<>();
         document.put("tool", "rddp compare");
         document.put("conditions", conditions);
         document.put("commit", commit());
-        document.put("setup", results.setup());
-        document.put("sctpStack", results.sctpStack());
+        document.put("setup", first.setup());
+        document.put("sctpStack", first.sctpStack());
         document.put("java", Runtime.version().toString());
         document.put("processors", Runtime.getRuntime().availableProcessors());
-        document.put("sizes", results.sizes());
-        document.put("repeat", results.repeat());
-        document.put("points", results.points());
+        document.put("sizes", first.sizes());
+        document.put("repeat", first.repeat());
+        if (first.load() != null) {
+            document.put("load", first.load());
+        }
+        if (named) {
+            document.put("scenarios", scenarios.stream().map(each -> Map.of("scenario", scenario(each),
+                    "conditions", conditions(each))).toList());
+        }
+        document.put("points", scenarios.stream().flatMap(each -> each.points().stream()).toList());
         Path json = folder.resolve("compare.json");
         PerfReport.JSON.writeValue(json.toFile(), document);
-        Path bandwidth = folder.resolve("bandwidth.png");
-        Path latency = folder.resolve("latency.png");
-        byte[] bandwidthChart = Chart.png(results, BANDWIDTH, BANDWIDTH_TITLE, "MB/sec", conditions);
-        byte[] latencyChart = Chart.png(results, LATENCY, LATENCY_TITLE, "usec (half round trip)", conditions);
-        Files.write(bandwidth, bandwidthChart);
-        Files.write(latency, latencyChart);
+        List<Path> written = new ArrayList<>(List.of(json));
+        List<Report.Figure> figures = new ArrayList<>();
+        StringBuilder tables = new StringBuilder();
+        for (Results each : scenarios) {
+            String suffix = named ? "-" + scenario(each).toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9.]+", "-") : "";
+            String where = named ? ", network: " + scenario(each) : "";
+            String said = conditions(each);
+            figures.add(chart(folder.resolve("bandwidth" + suffix + ".png"), BANDWIDTH_TITLE + where,
+                    Chart.png(each, BANDWIDTH, BANDWIDTH_TITLE + where, "MB/sec", said), written));
+            figures.add(chart(folder.resolve("latency" + suffix + ".png"), LATENCY_TITLE + where,
+                    Chart.png(each, LATENCY, LATENCY_TITLE + where, "usec (half round trip)", said), written));
+            if (each.points().stream().anyMatch(point -> point.kind().equals(LOAD))) {
+                String title = LOAD_TITLE + each.load().describe() + where;
+                figures.add(chart(folder.resolve("load" + suffix + ".png"), title, Chart.percentiles(each, title,
+                        said), written));
+            }
+            tables.append(tables(each, all));
+        }
         Path report = folder.resolve("report.html");
-        Files.writeString(report, Report.html(conditions, table(results, all) + messageRates(results, all),
-                List.of(new Report.Figure(BANDWIDTH_TITLE, bandwidthChart), new Report.Figure(LATENCY_TITLE,
-                        latencyChart))));
-        return List.of(json, bandwidth, latency, report);
+        Files.writeString(report, Report.html(conditions, tables.toString(), figures));
+        written.add(report);
+        return written;
+    }
+
+    /** Writes {@code png} to {@code file}, which joins {@code written}; the figure for the page. */
+    private static Report.Figure chart(Path file, String title, byte[] png, List<Path> written) throws IOException {
+        Files.write(file, png);
+        written.add(file);
+        return new Report.Figure(title, png);
+    }
+
+    /** The scenario {@code results} ran under, as named. */
+    private static String scenario(Results results) {
+        return results.scenario() == null ? "as it is" : results.scenario();
     }
 
     private static final String BANDWIDTH_TITLE = "RDMA Write bandwidth vs message size";
     private static final String LATENCY_TITLE = "Send ping-pong latency vs message size";
+    private static final String LOAD_TITLE = "Round trip by percentile, Sends (TCP: messages) echoed, ";
 }

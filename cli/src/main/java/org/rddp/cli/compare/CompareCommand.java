@@ -98,6 +98,29 @@ public final class CompareCommand implements Callable<Integer> {
             + "interface's")
     int mpaMtu;
 
+    @Option(names = "--load-rate", defaultValue = "0", description = "also time round trips under an offered load: "
+            + "this many messages a second (RDDP's Sends, the TCP socket's messages), each echoed, each timed from "
+            + "when it fell due, p50/p99/p99.9 and a percentile chart; default: none (with --scenarios: 1000)")
+    int loadRate;
+
+    @Option(names = "--load-size", defaultValue = "1024", description = "the load's message size in octets; "
+            + "default: ${DEFAULT-VALUE}")
+    int loadSize;
+
+    @Option(names = "--load-seconds", defaultValue = "5", description = "how long a load point lasts; "
+            + "default: ${DEFAULT-VALUE}")
+    double loadSeconds;
+
+    @Option(names = "--scenarios", split = ";", paramLabel = "SCENARIO", description = "network conditions to "
+            + "measure under, separated by ';' (e.g. 'loss 0;loss 0.01'): before each, --scenario-command runs with "
+            + "the scenario's words as arguments, and after the last with 'clear'; every output names its scenario. "
+            + "One scenario without a command names conditions set otherwise")
+    List<String> scenarios;
+
+    @Option(names = "--scenario-command", paramLabel = "COMMAND", description = "what sets a scenario, split at "
+            + "spaces (e.g. 'interop-tests/faults/netns.sh' or 'interop-tests/vm/netem.sh')")
+    String scenarioCommand;
+
     @Option(names = {"-o", "--out"}, defaultValue = "compare-results", description = "folder for compare.json, "
             + "bandwidth.png and latency.png; default: ${DEFAULT-VALUE}")
     Path out = Path.of("compare-results");
@@ -120,6 +143,9 @@ public final class CompareCommand implements Callable<Integer> {
 
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
+
+    /** Messages a second a load offers under --scenarios when --load-rate is not given. */
+    static final int DEFAULT_LOAD_RATE = 1000;
 
     @Override
     public Integer call() throws Exception {
@@ -192,7 +218,12 @@ public final class CompareCommand implements Callable<Integer> {
                 }
             }
         }
-        Compare.Results results;
+        List<String> named = scenarios == null ? java.util.Collections.singletonList(null) : scenarios.stream()
+                .map(String::strip).toList();
+        Scenarios setter = Scenarios.of(scenarioCommand, named, err);
+        Compare.Load load = loadRate > 0 || scenarios != null ? new Compare.Load(loadSize, loadRate > 0 ? loadRate
+                : DEFAULT_LOAD_RATE, loadSeconds) : null;
+        List<Compare.Results> results = new ArrayList<>();
         if (peer == null) {
             TransportOptions mpa = new TransportOptions();
             mpa.crc = crc;
@@ -200,11 +231,16 @@ public final class CompareCommand implements Callable<Integer> {
             TransportOptions sctp = new TransportOptions();
             sctp.transport = TransportOptions.Transport.SCTP;
             sctp.sctpStack = sctpStack;
-            Compare.Plan plan = plan(series, stack);
+            Compare.Plan plan = plan(series, stack, load);
             banner(stdout, series, stack, "loopback, both ends in this process");
-            results = Compare.run(plan, Compare.inProcess(new CompareEnds.Transports(mpa, sctp, stack,
-                    posting.cqMod, posting.postList)),
-                    Compare.IN_PROCESS, err::println);
+            Compare.Measure measure = Compare.inProcess(new CompareEnds.Transports(mpa, sctp, stack,
+                    posting.cqMod, posting.postList));
+            try (setter) {
+                for (String scenario : named) {
+                    setter.set(scenario);
+                    results.add(Compare.run(plan.under(scenario), measure, Compare.IN_PROCESS, err::println));
+                }
+            }
         } else {
             if (!crc) {
                 throw new IllegalArgumentException("--no-crc is for the comparison in this process: a responder "
@@ -212,11 +248,15 @@ public final class CompareCommand implements Callable<Integer> {
             }
             InetSocketAddress responder = responder(peer, port);
             try (ComparePeer remote = ComparePeer.connect(responder, stack, posting.cqMod, posting.postList,
-                    err)) {
+                    err); setter) {
                 SctpStack remoteStack = remote.transports().sctpStack();
                 banner(stdout, series, remoteStack, "initiator here, responder at " + responder.getHostString() + ":"
                         + responder.getPort());
-                results = Compare.run(plan(series, remoteStack), remote, remote.setup(), err::println);
+                for (String scenario : named) {
+                    setter.set(scenario);
+                    results.add(Compare.run(plan(series, remoteStack, load).under(scenario), remote, remote.setup(),
+                            err::println));
+                }
             } catch (PeerException e) {
                 err.println("rddp compare: " + e.getMessage());
                 return 1;
@@ -226,16 +266,17 @@ public final class CompareCommand implements Callable<Integer> {
         if (json) {
             stdout.println(java.nio.file.Files.readString(written.getFirst()));
         } else {
-            stdout.print(Compare.table(results, series));
-            stdout.print(Compare.messageRates(results, series));
+            for (Compare.Results each : results) {
+                stdout.print(Compare.tables(each, series));
+            }
             stdout.println("written: " + String.join(", ", written.stream().map(Path::toString).toList()));
         }
         return 0;
     }
 
-    private Compare.Plan plan(List<Compare.Series> series, SctpStack stack) {
+    private Compare.Plan plan(List<Compare.Series> series, SctpStack stack, Compare.Load load) {
         return new Compare.Plan(sizes, (long) mibPerPoint << 20, secondsPerPoint, latencyIterations, latencyMax,
-                repeat, series, stack);
+                repeat, series, stack, load, null);
     }
 
     private static void banner(PrintWriter stdout, List<Compare.Series> series, SctpStack stack, String where) {

@@ -108,6 +108,8 @@ final class CompareEnds {
                 try (SocketChannel channel = Baselines.noDelay(SocketChannel.open(server))) {
                     return bandwidth ? Baselines.tcpSend(channel, task.size(), task.iterations(),
                             Test.WRITE_BW.defaultTxDepth())
+                            : task.load() ? Baselines.tcpLoad(channel, task.size(), (int) task.iterations(),
+                                    task.rate(), Compare.Load.WINDOW, TIMEOUT)
                             : Baselines.tcpPing(channel, task.size(), (int) task.iterations(), TIMEOUT);
                 }
             }
@@ -187,8 +189,16 @@ final class CompareEnds {
                 .getAddress(), false);
     }
 
-    /** The perftest run RDDP's point is: Write bandwidth, or Send ping-pong latency, at one size. */
+    /**
+     * The perftest run RDDP's point is: Write bandwidth, Send ping-pong latency, or Sends at an offered load
+     * ({@code send-lat --rate}, {@link Compare.Load#WINDOW} deep on both sides), at one size.
+     */
     static PerfSession.Settings settings(Task task, Transports transports) {
+        if (task.load()) {
+            return new PerfSession.Settings(Test.SEND_LAT, List.of(task.size()), (int) task.iterations(), 0,
+                    Compare.Load.WINDOW, Compare.Load.WINDOW, 1, false, TIMEOUT, PerfSession.Settings.CQ_MOD, 1,
+                    task.rate());
+        }
         return task.bandwidth()
                 ? new PerfSession.Settings(Test.WRITE_BW, List.of(task.size()), (int) task.iterations(), 0,
                         Test.WRITE_BW.defaultTxDepth(), 1, 1, false, TIMEOUT, transports.cqMod(), transports.postList())
@@ -290,7 +300,8 @@ final class CompareEnds {
                 } else if (task.bandwidth()) {
                     Baselines.tcpSink(channel, task.size() * task.iterations());
                 } else {
-                    Baselines.tcpEcho(channel, task.size(), (int) task.iterations(), TIMEOUT);
+                    Baselines.tcpEcho(channel, task.size(), (int) task.iterations(), TIMEOUT,
+                            task.load() ? 0 : org.rddp.cli.Completions.SPIN); // a load's echo sleeps, as RDDP's
                 }
             }
         }

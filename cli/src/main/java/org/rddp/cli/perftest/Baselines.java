@@ -120,7 +120,7 @@ public final class Baselines {
             throws IOException {
         ByteBuffer buffer = ByteBuffer.allocateDirect(size);
         long[] rtt = new long[iterations];
-        try (BusyChannel busy = new BusyChannel(channel, timeout)) {
+        try (BusyChannel busy = new BusyChannel(channel, timeout, Completions.SPIN)) {
             for (int i = 0; i < iterations; i++) {
                 long start = System.nanoTime();
                 busy.write(buffer.clear());
@@ -131,10 +131,103 @@ public final class Baselines {
         return PerfResult.Latency.of(size, rtt, 2);
     }
 
+    /**
+     * TCP at an offered load, the sender's end, as RDDP's {@code send-lat --rate}: a message of {@code size} octets
+     * falls due every 1/{@code rate} s and is written then, whatever the echoes ({@link #tcpEcho}) do, as long as
+     * fewer than {@code window} are unanswered; each round trip is timed from the write (from when it fell due, if the
+     * window held it back) to the echo's last octet. Between messages it waits on a selector, woken by the echo or
+     * when the next message falls due; a message due within a millisecond (the selector's grain) it waits for busily,
+     * as RDDP's {@code send-lat --rate} does.
+     */
+    public static PerfResult.Latency tcpLoad(SocketChannel channel, int size, int iterations, int rate, int window,
+            Duration timeout) throws IOException {
+        ByteBuffer out = ByteBuffer.allocateDirect(size);
+        ByteBuffer in = ByteBuffer.allocateDirect(RECEIVE_BUFFER);
+        long[] posted = new long[iterations];
+        long[] took = new long[iterations];
+        double period = 1e9 / rate;
+        long start = System.nanoTime();
+        long moved = start;
+        long echoed = 0;
+        int sent = 0;
+        boolean writing = false;
+        boolean held = false;
+        channel.configureBlocking(false);
+        try (Selector selector = Selector.open()) {
+            SelectionKey key = channel.register(selector, 0);
+            for (int received = 0; received < iterations;) {
+                long now = System.nanoTime();
+                boolean progress = false;
+                while (true) {
+                    if (writing) {
+                        progress |= channel.write(out) > 0;
+                        if (out.hasRemaining()) {
+                            break;
+                        }
+                        writing = false;
+                        sent++;
+                    }
+                    long due = start + (long) (sent * period);
+                    if (sent == iterations || now - due < 0) {
+                        held = false;
+                        break;
+                    }
+                    if (sent - received == window) {
+                        held = true;
+                        break;
+                    }
+                    posted[sent] = held ? due : now;
+                    out.clear();
+                    writing = true;
+                }
+                int read = channel.read(in.clear());
+                if (read < 0) {
+                    throw new IOException("the peer closed the connection after " + received + " echoes");
+                }
+                echoed += read;
+                now = System.nanoTime();
+                for (; received < iterations && echoed >= (long) (received + 1) * size; received++) {
+                    took[received] = now - posted[received];
+                }
+                if (read > 0 || progress) {
+                    moved = now;
+                    continue;
+                }
+                if (now - moved > timeout.toNanos()) {
+                    throw new IOException("no echo within " + timeout.toSeconds() + " s after " + received);
+                }
+                // the selector waits in milliseconds: a message due sooner is waited for busily
+                long untilDue = writing || sent == iterations || sent - received == window ? timeout.toNanos()
+                        : start + (long) (sent * period) - now;
+                if (untilDue < 1_000_000) {
+                    Thread.onSpinWait();
+                    continue;
+                }
+                key.interestOps(SelectionKey.OP_READ | (writing ? SelectionKey.OP_WRITE : 0));
+                selector.select(Math.min(NAP_MILLIS, untilDue / 1_000_000));
+                selector.selectedKeys().clear();
+                key.interestOps(0);
+            }
+            key.cancel();
+        } finally {
+            channel.configureBlocking(true);
+        }
+        return PerfResult.Latency.of(size, took, 1);
+    }
+
     /** TCP latency, the echo's end: sends each of {@code iterations} messages of {@code size} octets back. */
     public static void tcpEcho(SocketChannel channel, int size, int iterations, Duration timeout) throws IOException {
+        tcpEcho(channel, size, iterations, timeout, Completions.SPIN);
+    }
+
+    /**
+     * {@link #tcpEcho(SocketChannel, int, int, Duration)}, polling busily for {@code spin} nanoseconds before each
+     * wait on the selector: 0 for the echo of a load ({@link #tcpLoad}), which sleeps between messages as RDDP's does.
+     */
+    public static void tcpEcho(SocketChannel channel, int size, int iterations, Duration timeout, long spin)
+            throws IOException {
         ByteBuffer buffer = ByteBuffer.allocateDirect(size);
-        try (BusyChannel busy = new BusyChannel(channel, timeout)) {
+        try (BusyChannel busy = new BusyChannel(channel, timeout, spin)) {
             for (int i = 0; i < iterations; i++) {
                 busy.read(buffer.clear(), "message " + i);
                 busy.write(buffer.flip());
@@ -150,9 +243,9 @@ public final class Baselines {
         private final SocketChannel channel;
         private final Busy busy;
 
-        BusyChannel(SocketChannel channel, Duration timeout) throws IOException {
+        BusyChannel(SocketChannel channel, Duration timeout, long spin) throws IOException {
             this.channel = channel;
-            this.busy = new Busy(channel, timeout);
+            this.busy = new Busy(channel, timeout, spin);
         }
 
         void read(ByteBuffer buffer, String what) throws IOException {
@@ -193,10 +286,17 @@ public final class Baselines {
         private final Selector selector;
         private final SelectionKey key;
         private final long timeout;
+        private final long spin;
 
         public Busy(SelectableChannel channel, Duration timeout) throws IOException {
+            this(channel, timeout, Completions.SPIN);
+        }
+
+        /** Polling busily for {@code spin} nanoseconds of each operation before it waits on the selector. */
+        public Busy(SelectableChannel channel, Duration timeout, long spin) throws IOException {
             this.channel = channel;
             this.timeout = timeout.toNanos();
+            this.spin = spin;
             channel.configureBlocking(false);
             selector = Selector.open();
             key = channel.register(selector, 0);
@@ -205,7 +305,7 @@ public final class Baselines {
         /** Waits a little for {@code interest} on an operation that began at {@code start} and found nothing. */
         public void await(long start, int interest, String what) throws IOException {
             long waited = System.nanoTime() - start;
-            if (waited < Completions.SPIN) {
+            if (waited < spin) {
                 Completions.pause(waited);
                 return;
             }

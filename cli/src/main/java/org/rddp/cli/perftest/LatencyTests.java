@@ -2,11 +2,13 @@ package org.rddp.cli.perftest;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.time.Duration;
 import org.rddp.cli.Completions;
 import org.rddp.cli.PeerException;
 import org.rddp.cli.perftest.PerfSession.DataQp;
 import org.rddp.work.QpState;
 import org.rddp.work.WorkOpcode;
+import org.rddp.verbs.PostStatus;
 import org.rddp.verbs.QueuePair;
 import org.rddp.verbs.ReceiveWorkRequest;
 import org.rddp.verbs.SendWorkRequest;
@@ -19,6 +21,9 @@ import org.rddp.verbs.WorkCompletion;
  * answers a receive with a Send); half of each round trip, as perftest reports it.
  */
 final class LatencyTests {
+    /** The shortest wait a loop's poller sleeps through: shorter ones are polled busily. */
+    private static final long SLEEP_GRAIN = 1_000_000;
+
     private final PerfSession s;
 
     LatencyTests(PerfSession s) {
@@ -87,7 +92,9 @@ final class LatencyTests {
             if (received < iterations && (!s.client || sent > 0)) {
                 WorkCompletion completion;
                 do {
-                    completion = s.completions.spin("the peer's Send", received);
+                    // a client offering a load sleeps between its Sends; so does the echo (no busy poll)
+                    completion = s.settings.rate() > 0 ? s.completions.next("the peer's Send", 1,
+                            s.settings.timeout(), 0) : s.completions.spin("the peer's Send", received);
                 } while (completion.opcode() != WcOpcode.RECV);
                 if (completion.byteLength() != size) {
                     throw new PeerException("received a Send of " + completion.byteLength() + " octets, not "
@@ -104,11 +111,104 @@ final class LatencyTests {
             }
             if (sent < iterations) {
                 posted[sent] = System.nanoTime();
-                s.post(data, send, "Send", sent);
+                postWhenRoom(data, send, sent);
                 sent++;
             }
         }
         return latency(size, posted);
+    }
+
+    /**
+     * Posts Send {@code number}, waiting for room if the send queue is full: the server's answers to a client that
+     * offers a load ({@link #sendLoad}) with a deeper window than this side's tx depth, while the connection's
+     * sending lags (a lossy path). The loop this thread drives sends meanwhile.
+     */
+    private void postWhenRoom(DataQp data, SendWorkRequest send, int number) throws PeerException {
+        long deadline = System.nanoTime() + s.settings.timeout().toNanos();
+        int status;
+        while ((status = data.qp.postSend(send)) == PostStatus.QUEUE_FULL) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new PeerException("no room to send Send " + number + " within "
+                        + s.settings.timeout().toSeconds() + " s");
+            }
+            s.driver.spin();
+        }
+        if (status != PostStatus.OK) {
+            s.post(data, send, "Send", number); // fails as the first did, saying why
+        }
+    }
+
+    /**
+     * Send at an offered load, the client's side: a Send of {@code size} octets falls due every 1/{@code rate} s and
+     * is posted then, whatever the echoes do, as long as fewer than the tx and rx depths are in flight (the server
+     * answers each as in {@link #sendLatency}); each round trip is timed from the post to its echo's receive
+     * completion. A Send held back by a full window is timed from when it fell due: its wait is part of what the
+     * load costs (no coordinated omission). Between Sends it sleeps, woken by a completion or when the next falls
+     * due; one due within a millisecond (a loop poller's grain) it waits for busily. Whole round trips, not halves.
+     */
+    PerfResult.Latency sendLoad(int size, int rate) throws PeerException {
+        DataQp data = s.qps.getFirst();
+        SendWorkRequest send = new SendWorkRequest(1).opcode(WorkOpcode.SEND).signaled(true)
+                .sge(0, data.buffer, 0, size);
+        ReceiveWorkRequest receive = new ReceiveWorkRequest(1).sge(0, data.buffer, s.half, size);
+        int iterations = s.settings.iterations();
+        int window = Math.min(s.txDepth, s.rxDepth);
+        double period = 1e9 / rate;
+        long[] posted = new long[iterations];
+        long[] took = new long[iterations];
+        long start = System.nanoTime();
+        long lastHeard = start;
+        int sent = 0;
+        boolean held = false; // whether the window was full when the next Send fell due: timed from then
+        for (int received = 0; received < iterations;) {
+            long now = System.nanoTime();
+            while (sent < iterations && now - due(start, period, sent) >= 0) {
+                if (sent - received == window) {
+                    held = true;
+                    break;
+                }
+                posted[sent] = held ? due(start, period, sent) : now;
+                s.post(data, send, "Send", sent);
+                sent++;
+                now = System.nanoTime();
+            }
+            held &= sent < iterations && now - due(start, period, sent) >= 0; // until it has caught up
+            boolean waiting = sent == iterations || sent - received == window;
+            long wait = waiting ? s.settings.timeout().toNanos() : due(start, period, sent) - now;
+            // a loop's poller sleeps in milliseconds: a Send due sooner is waited for busily
+            WorkCompletion completion = wait >= SLEEP_GRAIN ? s.completions.within("an echo", 1,
+                    Duration.ofNanos(wait), 0) : s.completions.poll();
+            if (completion == null) {
+                if (waiting || System.nanoTime() - lastHeard > s.settings.timeout().toNanos()) {
+                    throw new PeerException("no echo within " + s.settings.timeout().toSeconds() + " s waiting for "
+                            + "Send " + received);
+                }
+                continue;
+            }
+            if (completion.opcode() != WcOpcode.RECV) {
+                continue;
+            }
+            lastHeard = System.nanoTime();
+            if (completion.byteLength() != size) {
+                throw new PeerException("received a Send of " + completion.byteLength() + " octets, not " + size
+                        + ": give both sides the same size");
+            }
+            took[received] = lastHeard - posted[received];
+            if (s.settings.verify()) {
+                PerfSession.verify(data.buffer.memory().asSlice(s.half, size), 0, "Send " + received);
+            }
+            received++;
+            if (data.receivesPosted < iterations) {
+                data.qp.postReceive(receive);
+                data.receivesPosted++;
+            }
+        }
+        return PerfResult.Latency.of(size, took, 1);
+    }
+
+    /** When the {@code n}-th Send of a load falls due. */
+    private static long due(long start, double period, int n) {
+        return start + (long) (n * period);
     }
 
     PerfResult.Latency latency(int size, long[] posted) {

@@ -42,6 +42,8 @@ import picocli.CommandLine.Spec;
 @Command(sortOptions = false, mixinStandardHelpOptions = true)
 public final class PerfCommand implements Callable<Integer> {
     private static final String LINE = "-".repeat(87);
+    /** Sends in flight at most under {@code --rate}, unless {@code --tx-depth} says otherwise. */
+    public static final int LOAD_WINDOW = 128;
 
     private final Test test;
 
@@ -77,6 +79,11 @@ public final class PerfCommand implements Callable<Integer> {
 
     @Option(names = {"-q", "--qp"}, defaultValue = "1", description = "data queue pairs (bw); default: 1")
     int qps = 1;
+
+    @Option(names = "--rate", defaultValue = "0", description = "send-lat client: offer this many Sends a second, "
+            + "each posted when due whatever the echoes do (up to the tx depth in flight, 128 by default then), and "
+            + "report whole round trips timed from when each fell due; default: ping-pong, one at a time")
+    int rate;
 
     @Option(names = "--verify", description = "check the data that lands (both sides rddp with --verify)")
     boolean verify;
@@ -281,8 +288,8 @@ public final class PerfCommand implements Callable<Integer> {
             throw new IllegalArgumentException("give -n or -D, not both");
         }
         return new PerfSession.Settings(test, sizes, count, runSeconds,
-                txDepth != null ? txDepth : test.defaultTxDepth(), rxDepth != null ? rxDepth : test.defaultRxDepth(),
-                qps, verify, Duration.ofSeconds(timeoutSeconds), posting.cqMod,
-                posting.postList);
+                txDepth != null ? txDepth : rate > 0 ? LOAD_WINDOW : test.defaultTxDepth(),
+                rxDepth != null ? rxDepth : test.defaultRxDepth(), qps, verify, Duration.ofSeconds(timeoutSeconds),
+                posting.cqMod, posting.postList, rate);
     }
 }

@@ -1,6 +1,7 @@
 package org.rddp.cli.perftest;
 
 import java.util.Arrays;
+import java.util.List;
 
 /** What one size of a perftest-style run measured: bandwidth or latency. */
 public sealed interface PerfResult permits PerfResult.Bandwidth, PerfResult.Latency {
@@ -42,9 +43,16 @@ public sealed interface PerfResult permits PerfResult.Bandwidth, PerfResult.Late
      * @param stdevUsec  standard deviation
      * @param p99Usec    99th percentile
      * @param p999Usec   99.9th percentile
+     * @param percentiles the distribution, for a percentile chart: the latency at 0, 50, 75, 87.5 … % (each level
+     *                   halving what is left above it, as far as the samples reach) and at 100 %
      */
     record Latency(int bytes, long iterations, double minUsec, double maxUsec, double typicalUsec,
-            double averageUsec, double stdevUsec, double p99Usec, double p999Usec) implements PerfResult {
+            double averageUsec, double stdevUsec, double p99Usec, double p999Usec, List<Percentile> percentiles)
+            implements PerfResult {
+        public Latency {
+            percentiles = List.copyOf(percentiles);
+        }
+
         /** From samples in nanoseconds, each {@code divisor} times the latency (2 for a round trip). */
         public static Latency of(int bytes, long[] nanos, int divisor) {
             return of(bytes, nanos.length, nanos, divisor);
@@ -57,14 +65,23 @@ public sealed interface PerfResult permits PerfResult.Bandwidth, PerfResult.Late
             double scale = 1e3 * divisor;
             double mean = Arrays.stream(sorted).average().orElse(0);
             double variance = Arrays.stream(sorted).mapToDouble(v -> (v - mean) * (v - mean)).average().orElse(0);
+            List<Percentile> percentiles = new java.util.ArrayList<>();
+            for (double left = 1; left * sorted.length >= 1; left /= 2) {
+                percentiles.add(new Percentile(100 * (1 - left), at(sorted, 1 - left) / scale));
+            }
+            percentiles.add(new Percentile(100, sorted[sorted.length - 1] / scale));
             return new Latency(bytes, iterations, sorted[0] / scale, sorted[sorted.length - 1] / scale,
                     at(sorted, 0.5) / scale, mean / scale, Math.sqrt(variance) / scale, at(sorted, 0.99) / scale,
-                    at(sorted, 0.999) / scale);
+                    at(sorted, 0.999) / scale, percentiles);
         }
 
         private static long at(long[] sorted, double fraction) {
-            return sorted[Math.min(sorted.length - 1, (int) Math.ceil(sorted.length * fraction) - 1)];
+            return sorted[Math.clamp((long) Math.ceil(sorted.length * fraction) - 1, 0, sorted.length - 1)];
         }
+    }
+
+    /** A latency at a percentile: {@code percent} of the samples took at most {@code usec}. */
+    record Percentile(double percent, double usec) {
     }
 
     /** The median of {@code values} (the mean of the middle two for an even count), or NaN for none. */

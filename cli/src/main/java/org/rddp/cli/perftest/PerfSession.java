@@ -85,9 +85,12 @@ public final class PerfSession {
      * @param cqMod      bandwidth clients: one work request in this many is signaled (perftest's {@code --cq-mod},
      *                   at most the tx depth); the others complete unseen with it
      * @param postList   bandwidth clients: work requests posted per call (perftest's {@code --post-list})
+     * @param rate       {@code send-lat} clients: Sends offered a second, each on its schedule whatever the echoes
+     *                   do (at most the tx and rx depths in flight), and the round trip of each timed from when it
+     *                   was due; 0: ping-pong, one at a time, as perftest
      */
     public record Settings(Test test, List<Integer> sizes, int iterations, int seconds, int txDepth, int rxDepth,
-            int qps, boolean verify, Duration timeout, int cqMod, int postList) {
+            int qps, boolean verify, Duration timeout, int cqMod, int postList, int rate) {
         /** perftest's default: one in 100 signaled. */
         public static final int CQ_MOD = 100;
 
@@ -97,9 +100,18 @@ public final class PerfSession {
             this(test, sizes, iterations, seconds, txDepth, rxDepth, qps, verify, timeout, CQ_MOD, 1);
         }
 
+        /** Without an offered rate: latency as ping-pong. */
+        public Settings(Test test, List<Integer> sizes, int iterations, int seconds, int txDepth, int rxDepth,
+                int qps, boolean verify, Duration timeout, int cqMod, int postList) {
+            this(test, sizes, iterations, seconds, txDepth, rxDepth, qps, verify, timeout, cqMod, postList, 0);
+        }
+
         public Settings {
             if (cqMod < 1 || postList < 1) {
                 throw new IllegalArgumentException("--cq-mod and --post-list are at least 1");
+            }
+            if (rate < 0 || (rate > 0 && test != Test.SEND_LAT)) {
+                throw new IllegalArgumentException("an offered rate is for send-lat, and positive");
             }
             sizes = List.copyOf(sizes);
             if (iterations < 0 || seconds < 0 || (iterations == 0) == (seconds == 0)) {
@@ -358,7 +370,8 @@ public final class PerfSession {
                 for (int size : settings.sizes()) {
                     postReceives(size);
                     handshake();
-                    results.accept(latencyTests.sendLatency(size));
+                    results.accept(client && settings.rate() > 0 ? latencyTests.sendLoad(size, settings.rate())
+                            : latencyTests.sendLatency(size));
                 }
                 handshake();
             }

@@ -113,7 +113,10 @@ class CompareCommandTest {
             lines.write("point TCP_SOCKET bandwidth 0 10");
             assertThat(lines.read()).isEqualTo("error bad request: size 0 outside 1..8388608");
             lines.write("point TCP_SOCKET bandwidth many 10");
-            assertThat(lines.read()).isEqualTo("error bad request: size and iterations are numbers, not 'many 10'");
+            assertThat(lines.read())
+                    .isEqualTo("error bad request: size, iterations and rate are numbers, not 'many 10'");
+            lines.write("point TCP_SOCKET load 64 10 100000000");
+            assertThat(lines.read()).startsWith("error bad request: a load offers 1..1000000 messages a second");
             lines.write("point SCTP_SOCKET latency 64 10");
             assertThat(lines.read())
                     .isEqualTo("error SCTP_SOCKET latency 64 10: SCTP was not agreed on for this comparison");
@@ -236,6 +239,66 @@ class CompareCommandTest {
                         .isTrue();
             }
         }
+    }
+
+    @Test
+    void timesRoundTripsUnderAnOfferedLoadUnderEachScenarioItSets(@TempDir Path out) throws Exception {
+        Path said = out.resolve("said.txt");
+        Path command = out.resolve("set.sh");
+        Files.writeString(command, "#!/bin/sh\necho \"$*\" >> " + said + "\n");
+        command.toFile().setExecutable(true);
+        Run run = InProcess.rddp("compare", "-t", "mpa", "--sizes", "1024", "--mib-per-point", "1",
+                "--latency-iters", "20", "--load-rate", "2000", "--load-seconds", "0.25", "--load-size", "512",
+                "--scenarios", "loss 0;loss 0.01", "--scenario-command", command.toString(), "-o", out.toString());
+        assertThat(run.status()).as(run.err()).isZero();
+        assertThat(Files.readAllLines(said)).containsExactly("loss 0", "loss 0.01", "clear");
+        assertThat(run.out()).contains("== network: loss 0\n").contains("== network: loss 0.01\n")
+                .contains("Round trips under an offered load of 2,000 messages/s of 512 octets");
+        JsonNode json = new ObjectMapper().readTree(out.resolve("compare.json").toFile());
+        assertThat(json.get("load").get("rate").asInt()).isEqualTo(2000);
+        assertThat(json.get("scenarios").size()).isEqualTo(2);
+        assertThat(json.get("scenarios").get(1).get("conditions").asText()).contains("network: loss 0.01;");
+        Set<String> loaded = new HashSet<>();
+        for (JsonNode point : json.get("points")) {
+            assertThat(point.get("scenario").asText()).isIn("loss 0", "loss 0.01");
+            if (!point.get("kind").asText().equals("load")) {
+                continue;
+            }
+            loaded.add(point.get("series").asText() + " / " + point.get("scenario").asText());
+            assertThat(point.get("bytes").asInt()).isEqualTo(512);
+            assertThat(point.get("iterations").asLong()).isEqualTo(500); // 2000 a second for a quarter second
+            double p50 = point.get("value").asDouble();
+            assertThat(p50).isPositive().isLessThanOrEqualTo(point.get("p99").asDouble());
+            assertThat(point.get("p99").asDouble()).isLessThanOrEqualTo(point.get("p999").asDouble());
+            double last = 0;
+            for (JsonNode at : point.get("percentiles")) { // a distribution: never falls
+                assertThat(at.get("usec").asDouble()).isGreaterThanOrEqualTo(last);
+                last = at.get("usec").asDouble();
+            }
+            assertThat(point.get("percentiles").get(point.get("percentiles").size() - 1).get("percent").asDouble())
+                    .isEqualTo(100);
+        }
+        assertThat(loaded).containsExactlyInAnyOrder("TCP socket / loss 0", "RDDP over MPA / loss 0",
+                "TCP socket / loss 0.01", "RDDP over MPA / loss 0.01");
+        for (String chart : List.of("load-loss-0.png", "load-loss-0.01.png", "bandwidth-loss-0.01.png")) {
+            BufferedImage image = ImageIO.read(out.resolve(chart).toFile());
+            assertThat(image.getWidth()).as(chart).isEqualTo(Chart.WIDTH);
+        }
+        assertThat(Files.readString(out.resolve("report.html"))).contains("network: loss 0.01")
+                .contains("Round trip by percentile");
+    }
+
+    @Test
+    void aScenarioThatCannotBeSetEndsTheComparisonSayingWhy(@TempDir Path out) throws Exception {
+        Path command = out.resolve("fail.sh");
+        Files.writeString(command, "#!/bin/sh\necho \"no such fault: $1\"\nexit 3\n");
+        command.toFile().setExecutable(true);
+        Run run = InProcess.rddp("compare", "-t", "mpa", "--sizes", "1024", "--scenarios", "jam 1",
+                "--scenario-command", command.toString(), "-o", out.toString());
+        assertThat(run.status()).isNotZero();
+        assertThat(run.err()).contains("failed (exit 3): no such fault: jam");
+        assertThat(InProcess.rddp("compare", "--scenarios", "loss 0;loss 0.01").err())
+                .contains("several --scenarios need a --scenario-command");
     }
 
     @Test

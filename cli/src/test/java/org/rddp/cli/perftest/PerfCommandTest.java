@@ -161,8 +161,28 @@ class PerfCommandTest {
         assertThat(run.err()).contains("rddp write-bw: the control connection failed");
     }
 
+    @ParameterizedTest(name = "over {0}")
+    @CsvSource({"mpa", "sctp"})
+    void sendsAtAnOfferedRateWithManyInFlightAndTimesEachRoundTrip(String transport) throws Exception {
+        // the server's send queue (4) is shallower than the client's window (128): its answers wait for room
+        Run[] runs = pair("send-lat", List.of("-t", transport, "-s", "512", "-n", "3000", "--tx-depth", "4",
+                "--verify"), List.of("-t", transport, "-s", "512", "-n", "3000", "--rate", "50000", "--verify"));
+        assertSucceeded(runs);
+        assertThat(runs[1].out()).contains(" TX depth        : 128");
+        List<String[]> client = rows(runs[1]);
+        assertThat(client).hasSize(1);
+        assertThat(Long.parseLong(client.getFirst()[1])).isEqualTo(3000);
+        double min = Double.parseDouble(client.getFirst()[2]);
+        double max = Double.parseDouble(client.getFirst()[3]);
+        double typical = Double.parseDouble(client.getFirst()[4]);
+        assertThat(min).isPositive().isLessThanOrEqualTo(typical);
+        assertThat(typical).isLessThanOrEqualTo(max);
+        assertThat(Long.parseLong(rows(runs[0]).getFirst()[1])).isEqualTo(3000); // the server answered every one
+    }
+
     @Test
     void usageErrorsAreRefused() {
+        assertThat(InProcess.rddp("write-bw", "--rate", "10").err()).contains("an offered rate is for send-lat");
         assertThat(InProcess.rddp("write-bw", "-s", "64", "-a").err()).contains("give -s or -a, not both");
         assertThat(InProcess.rddp("write-lat", "-D", "3").err()).contains("a duration is for bandwidth tests");
         assertThat(InProcess.rddp("read-lat", "-q", "2").err()).contains("latency tests run one queue pair");

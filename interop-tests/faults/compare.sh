@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# rddp compare between two hosts on this machine under network scenarios: network namespaces rddp-a (initiator,
+# 10.77.0.1) and rddp-b (responder, 10.77.0.2) joined by a veth pair (netns.sh beside this script), usrsctp over UDP.
+# Before each scenario the initiator runs netns.sh with the scenario's words (loss P: iptables statistic drops that
+# share of the packets arriving at either end; reorder P: that share leaves through a slow htb class and arrives
+# late; no delay here: there is no netem on this machine, the VM has it: interop-tests/vm/scenarios.sh).
+#
+#   interop-tests/faults/compare.sh [--scenarios 'loss 0;loss 0.001;loss 0.01;loss 0.05'] [--out DIR] [--]
+#                                   [rddp compare options...]
+#
+# Needs root (namespaces, iptables). Options not listed go to the initiator's rddp compare (e.g. --sizes 1024,65536
+# --load-rate 1000 --repeat 3); --peer, --scenario-command and -o are set here. Prints the initiator's tables; the
+# results (compare.json, the charts, report.html) go to DIR, compare-results/netns by default.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+scenarios="loss 0;loss 0.001;loss 0.01;loss 0.05"
+out="$root/compare-results/netns"
+args=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --scenarios) scenarios=$2; shift 2 ;;
+    --scenarios=*) scenarios=${1#--scenarios=}; shift ;;
+    --out) out=$2; shift 2 ;;
+    --out=*) out=${1#--out=}; shift ;;
+    -h|--help) sed -n '2,13s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    --) shift; args+=("$@"); break ;;
+    *) args+=("$1"); shift ;;
+  esac
+done
+case $out in /*) ;; *) out="$PWD/$out" ;; esac
+[ "$(id -u)" -eq 0 ] || { echo "compare.sh: needs root (network namespaces, iptables)" >&2; exit 1; }
+say() { echo "faults/compare.sh [${SECONDS}s]: $*" >&2; }
+
+"$root/rddp" --version >/dev/null # builds once, before two processes would both try
+mkdir -p "$out"
+responder=""
+finish() {
+  local status=$?
+  set +e
+  [ -z "$responder" ] || { kill "$responder" 2>/dev/null; wait "$responder" 2>/dev/null; }
+  "$here/netns.sh" down
+  exit "$status"
+}
+trap finish EXIT
+trap 'exit 130' INT TERM
+"$here/netns.sh" up
+port=$((19000 + RANDOM % 1000))
+say "responder in rddp-b (10.77.0.2:$port), log: $out/responder.log"
+"$here/netns.sh" b "$root/rddp" compare --serve --once -B 10.77.0.2 -p "$port" --udp-port 9899 \
+  >"$out/responder.log" 2>&1 &
+responder=$!
+for _ in $(seq 1 300); do # until it listens (a JVM's start), or it ended
+  "$here/netns.sh" b ss -ltn | grep -q ":$port " && break
+  kill -0 "$responder" 2>/dev/null || { cat "$out/responder.log" >&2; exit 1; }
+  sleep 0.1
+done
+say "initiator in rddp-a, scenarios: $scenarios"
+status=0
+"$here/netns.sh" a "$root/rddp" compare --peer "10.77.0.2:$port" --udp-port 9898 --scenarios "$scenarios" \
+  --scenario-command "$here/netns.sh" -o "$out" "${args[@]}" || status=$?
+wait "$responder" || status=$((status == 0 ? $? : status))
+responder=""
+exit "$status"
