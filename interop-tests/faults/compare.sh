@@ -8,7 +8,8 @@
 #   interop-tests/faults/compare.sh [--scenarios 'loss 0;loss 0.001;loss 0.01;loss 0.05'] [--out DIR] [--]
 #                                   [rddp compare options...]
 #
-# Needs root (namespaces, iptables). Options not listed go to the initiator's rddp compare (e.g. --sizes 1024,65536
+# RDDP, if set, is the rddp command to run (words split at spaces; e.g. java with the CLI's module path), instead of
+# ./rddp (which builds first). Needs root (namespaces, iptables). Options not listed go to the initiator's rddp compare (e.g. --sizes 1024,65536
 # --load-rate 1000 --repeat 3); --peer, --scenario-command and -o are set here. Prints the initiator's tables; the
 # results (compare.json, the charts, report.html) go to DIR, compare-results/netns by default.
 set -euo pipefail
@@ -23,7 +24,7 @@ while [ $# -gt 0 ]; do
     --scenarios=*) scenarios=${1#--scenarios=}; shift ;;
     --out) out=$2; shift 2 ;;
     --out=*) out=${1#--out=}; shift ;;
-    -h|--help) sed -n '2,13s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,14s/^# \{0,1\}//p' "$0"; exit 0 ;;
     --) shift; args+=("$@"); break ;;
     *) args+=("$1"); shift ;;
   esac
@@ -32,7 +33,12 @@ case $out in /*) ;; *) out="$PWD/$out" ;; esac
 [ "$(id -u)" -eq 0 ] || { echo "compare.sh: needs root (network namespaces, iptables)" >&2; exit 1; }
 say() { echo "faults/compare.sh [${SECONDS}s]: $*" >&2; }
 
-"$root/rddp" --version >/dev/null # builds once, before two processes would both try
+if [ -n "${RDDP:-}" ]; then
+  read -r -a rddp <<<"$RDDP"
+else
+  rddp=("$root/rddp")
+  "${rddp[@]}" --version >/dev/null # builds once, before two processes would both try
+fi
 mkdir -p "$out"
 responder=""
 finish() {
@@ -47,7 +53,7 @@ trap 'exit 130' INT TERM
 "$here/netns.sh" up
 port=$((19000 + RANDOM % 1000))
 say "responder in rddp-b (10.77.0.2:$port), log: $out/responder.log"
-"$here/netns.sh" b "$root/rddp" compare --serve --once -B 10.77.0.2 -p "$port" --udp-port 9899 \
+"$here/netns.sh" b "${rddp[@]}" compare --serve --once -B 10.77.0.2 -p "$port" --udp-port 9899 \
   >"$out/responder.log" 2>&1 &
 responder=$!
 for _ in $(seq 1 300); do # until it listens (a JVM's start), or it ended
@@ -57,7 +63,7 @@ for _ in $(seq 1 300); do # until it listens (a JVM's start), or it ended
 done
 say "initiator in rddp-a, scenarios: $scenarios"
 status=0
-"$here/netns.sh" a "$root/rddp" compare --peer "10.77.0.2:$port" --udp-port 9898 --scenarios "$scenarios" \
+"$here/netns.sh" a "${rddp[@]}" compare --peer "10.77.0.2:$port" --udp-port 9898 --scenarios "$scenarios" \
   --scenario-command "$here/netns.sh" -o "$out" "${args[@]}" || status=$?
 wait "$responder" || status=$((status == 0 ? $? : status))
 responder=""

@@ -7,7 +7,10 @@
 #                                   hold that share of packets leaving either end in a slow class (htb at the rate,
 #                                   20mbit by default): they arrive late, after packets sent behind them
 #   netns.sh held                   how many packets the slow classes of 'reorder' have carried
-#   netns.sh clear                  no more loss or reordering
+#   netns.sh delay <time> [netem...] delay every packet leaving either end (tc netem: where the kernel has it, as
+#                                   the VM's; not on this machine), e.g. 'delay 10ms' (a 20 ms round trip)
+#   netns.sh netem <netem args...>  any netem on both ends, e.g. 'netem delay 10ms 2ms reorder 5%'
+#   netns.sh clear                  no more loss or reordering; says how many packets the loss dropped
 #   netns.sh link-down | link-up    the veth pair down or up
 #   netns.sh a|b <command...>       run a command in rddp-a or rddp-b
 set -euo pipefail
@@ -47,6 +50,13 @@ case "${1:-}" in
         --probability "$2" -j CLASSIFY --set-class 1:20
     done
     ;;
+  delay|netem)
+    "$0" clear
+    [ "$1" = netem ] && shift
+    for ns in a b; do
+      ip netns exec rddp-$ns tc qdisc add dev veth-$ns root netem "$@"
+    done
+    ;;
   held)
     total=0
     for ns in a b; do
@@ -56,6 +66,12 @@ case "${1:-}" in
     echo "$total"
     ;;
   clear)
+    dropped=0
+    for ns in a b; do
+      n=$(ip netns exec rddp-$ns iptables -L INPUT -v -x -n 2>/dev/null | awk '$3 == "DROP" {s += $1} END {print s + 0}')
+      dropped=$((dropped + n))
+    done
+    [ "$dropped" -eq 0 ] || echo "netns.sh: the last scenario dropped $dropped packets"
     for ns in a b; do
       ip netns exec rddp-$ns iptables -F INPUT
       ip netns exec rddp-$ns iptables -t mangle -F POSTROUTING
@@ -72,7 +88,7 @@ case "${1:-}" in
     exec ip netns exec $ns "$@"
     ;;
   *)
-    sed -n '2,13p' "$0" >&2
+    sed -n '2,16p' "$0" >&2
     exit 2
     ;;
 esac

@@ -656,11 +656,24 @@ public final class Compare {
         String os = System.getProperty("os.name") + " " + System.getProperty("os.arch");
         return results.setup() + (results.sctpStack() == null ? "" : "; SCTP " + results.sctpStack().toLowerCase(
                 Locale.ROOT).replace('_', '-')) + "; network: " + (results.scenario() == null
-                        ? "as it is (no loss or delay added)" : results.scenario()) + "; "
+                        ? "as it is (no loss or delay added)" : results.scenario()) + tcpCongestionControl() + "; "
                 + Runtime.getRuntime().availableProcessors() + " processors, " + os + ", Java "
                 + Runtime.version().feature() + "; commit " + commit() + ", " + java.time.LocalDate.now(
                         java.time.ZoneOffset.UTC) + "; " + (results.repeat() > 1 ? "median of " + results.repeat()
                                 + " runs, band: smallest to largest" : "one run");
+    }
+
+    /**
+     * ", TCP congestion control NAME" as this host's network namespace sets it for new connections (Linux), or "":
+     * under loss it decides much of what TCP and MPA do (BBR, for one, falls to a window of one packet in recovery).
+     */
+    static String tcpCongestionControl() {
+        try {
+            return ", TCP congestion control " + Files.readString(Path.of(
+                    "/proc/sys/net/ipv4/tcp_congestion_control")).strip();
+        } catch (IOException | SecurityException e) {
+            return "";
+        }
     }
 
     /** The commit the launcher ({@code ./rddp}) ran at, from its {@code rddp.commit}; "unknown" otherwise. */

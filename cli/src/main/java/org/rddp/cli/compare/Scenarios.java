@@ -11,8 +11,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * {@code compare --scenarios}: sets the network's conditions before each scenario by running the
  * {@code --scenario-command} with the scenario's words as arguments (e.g. {@code netns.sh loss 0.01}), and with
- * {@code clear} when the comparison ends, however it ends. Without a command, one scenario only names conditions set
- * by something else (a container's {@code tc}, a VM's netem set before the run).
+ * {@code clear} when the comparison ends, however it ends; what the command prints goes to the error stream. Without
+ * a command, one scenario only names conditions set by something else (a container's {@code tc}, a VM's netem set
+ * before the run).
  */
 final class Scenarios implements AutoCloseable {
     /** How long the command may take to set a scenario. */
@@ -78,9 +79,11 @@ final class Scenarios implements AutoCloseable {
             process.destroyForcibly();
             throw new IOException(String.join(" ", line) + " did not finish within " + COMMAND_SECONDS + " s");
         }
+        String output = new String(said, StandardCharsets.UTF_8).strip();
         if (process.exitValue() != 0) {
-            throw new IOException(String.join(" ", line) + " failed (exit " + process.exitValue() + "): "
-                    + new String(said, StandardCharsets.UTF_8).strip());
+            throw new IOException(String.join(" ", line) + " failed (exit " + process.exitValue() + "): " + output);
         }
+        output.lines().forEach(each -> err.println("compare: " + each)); // what the scenario did, as it says
+        err.flush();
     }
 }

@@ -200,7 +200,8 @@ class CompareCommandTest {
         // issue 35: the conditions travel with the figures, and one page holds the tables and both charts
         String conditions = json.get("conditions").asText();
         assertThat(conditions).contains(json.get("setup").asText()).contains("processors").contains("commit ")
-                .contains("no loss or delay added");
+                .contains("no loss or delay added").contains(", TCP congestion control "
+                        + Files.readString(Path.of("/proc/sys/net/ipv4/tcp_congestion_control")).strip() + ";");
         String page = Files.readString(out.resolve("report.html"));
         assertThat(page).startsWith("<!DOCTYPE html>").contains(Report.escape(conditions))
                 .contains("RDMA Write bandwidth vs socket streaming").contains("MsgRate[Mpps]");
