@@ -5,9 +5,11 @@
 # network of their own), prints the initiator's table, copies its results out and tears the containers and the
 # network down (the images stay). See README.md beside this script.
 #
-#   docker/compare.sh [--built] [--out DIR] [--keep-daemon] [--] [rddp compare options...]
+#   docker/compare.sh [--built] [--out DIR] [--keep-daemon] [--scenarios LIST] [--] [rddp compare options...]
 #
 # Options not listed go to the initiator's rddp compare (e.g. --sizes 4096 -t mpa); -o and --peer are set here.
+# --scenarios 'loss 0;loss 0.01' measures under each (the initiator's container sets it: docker/scenario.sh; loss
+# with iptables, delay with netem where the host kernel has it; the container gets NET_ADMIN for that).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
@@ -26,7 +28,9 @@ while [ $# -gt 0 ]; do
     --keep-daemon) keep_daemon=true; shift ;;
     --out) [ $# -ge 2 ] || die "--out needs a folder"; out=$2; shift 2 ;;
     --out=*) out=${1#--out=}; shift ;;
-    -h|--help) sed -n '2,10s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    --scenarios) [ $# -ge 2 ] || die "--scenarios needs a list"
+      args+=(--scenarios "$2" --scenario-command /opt/rddp/scenario.sh); shift 2 ;;
+    -h|--help) sed -n '2,12s/^# \{0,1\}//p' "$0"; exit 0 ;;
     --) shift; args+=("$@"); break ;;
     *) args+=("$1"); shift ;;
   esac
@@ -129,7 +133,7 @@ jars=("$root"/cli/target/rddp-cli-*.jar)
 # 5. The rddp image: the packages rddp loads (bin/env.sh's list) and the jars; the JDK is mounted, not copied
 rm -rf "$work/context"
 mkdir -p "$work/context/modules"
-cp "$here/Dockerfile" "$work/context/"
+cp "$here/Dockerfile" "$here/scenario.sh" "$work/context/"
 cp "$root"/cli/target/modules/*.jar "${jars[0]}" "$work/context/modules/"
 say "building local/rddp:latest (log: $work/build.log)"
 "$docker" build --network host --build-arg "PACKAGES=${RDDP_PACKAGES[*]}" -t local/rddp:latest "$work/context" \

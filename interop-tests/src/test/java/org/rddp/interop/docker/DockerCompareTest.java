@@ -21,8 +21,9 @@ import org.junit.jupiter.api.parallel.Isolated;
 /**
  * {@code docker/compare.sh}: rddp compare between a responder and an initiator container (TCP/MPA, and SCTP on
  * usrsctp over UDP), from whatever state this machine is in: Docker installed and dockerd started if need be, the base
- * image made with debootstrap if missing. By default a smoke run at one size; the default sweep of every size with
- * {@code -Drddp.docker.full=true}. Fails, never skips, when Docker cannot run here.
+ * image made with debootstrap if missing. By default a smoke run at one size under 2 % loss (set in the initiator's
+ * container: {@code docker/scenario.sh}), with an offered load; the default sweep of every size on the network as it
+ * is with {@code -Drddp.docker.full=true}. Fails, never skips, when Docker cannot run here.
  */
 @Isolated("it measures; nothing else runs beside it")
 class DockerCompareTest {
@@ -43,7 +44,8 @@ class DockerCompareTest {
             command.add("--built"); // the reactor packaged the cli before this module's tests
         }
         if (!full) {
-            command.addAll(List.of("--sizes", "4096", "--mib-per-point", "4", "--latency-iters", "200"));
+            command.addAll(List.of("--scenarios", "loss 0.02", "--sizes", "4096", "--mib-per-point", "4",
+                    "--latency-iters", "200", "--load-rate", "500", "--load-seconds", "1"));
         }
         String forwardBefore = forwardPolicy();
         Process process = new ProcessBuilder(command).directory(ROOT.toFile())
@@ -91,8 +93,15 @@ class DockerCompareTest {
             assertThat(point.get("value").asDouble()).isPositive();
             seen.add(point.get("series").asText() + "/" + point.get("kind").asText());
         }
-        assertThat(seen).hasSize(9); // four series two ways, and the RFC floor's latency
-        for (String chart : List.of("bandwidth.png", "latency.png")) {
+        // four series two ways, and the RFC floor's latency; the smoke: a load over three of them, under loss
+        assertThat(seen).hasSize(full ? 9 : 12);
+        if (!full) {
+            assertThat(json.get("conditions").asText()).contains("network: loss 0.02");
+            assertThat(seen).contains("TCP socket/load", "RDDP over MPA/load", "RDDP over SCTP/load");
+            assertThat(err).as(story).containsPattern("scenario.sh: the last scenario dropped [1-9]\\d* packets");
+        }
+        for (String chart : full ? List.of("bandwidth.png", "latency.png") : List.of("bandwidth-loss-0.02.png",
+                "latency-loss-0.02.png", "load-loss-0.02.png")) {
             byte[] png = Files.readAllBytes(results.resolve(chart));
             assertThat(Arrays.copyOf(png, 4)).as(chart).isEqualTo(new byte[] {(byte) 0x89, 'P', 'N', 'G'});
         }
