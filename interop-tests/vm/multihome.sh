@@ -5,7 +5,8 @@
 # $DURATION seconds during which the first link goes down for $OUTAGE seconds and comes back. Over SCTP (a NAME
 # starting sctp) both ends bind both addresses (--multihome); over MPA a TCP connection has one path. Prints MULTIHOME
 # lines (times in seconds since the epoch) and each end's output; exits non-zero if an end failed. $RDDP is the
-# command that runs rddp.
+# command that runs rddp. With $CHART set, draws every run's throughput each second from its link going down into
+# that PNG (rddp timeline-chart).
 set -euo pipefail
 ip netns add rddp-a
 ip netns add rddp-b
@@ -20,6 +21,7 @@ for host in rddp-a rddp-b; do ip -n "$host" link set lo up; done
 duration=${DURATION:-20}
 outage=${OUTAGE:-6}
 status=0
+declare -A down
 for spec in "$@"; do
   name=${spec%%:*}
   read -r -a args <<< "${spec#*:}"
@@ -39,7 +41,8 @@ for spec in "$@"; do
   # the transfer runs on the first path: a second of its timeline with completions in it, and two more
   for _ in $(seq 600); do grep -Eq "timeline \S+ [1-9][0-9]* messages" "/tmp/$name.client" && break; sleep 0.1; done
   sleep 2
-  echo "MULTIHOME $name link-down $(date +%s.%N)"
+  down[$name]=$(date +%s.%N)
+  echo "MULTIHOME $name link-down ${down[$name]}"
   ip -n rddp-a link set rddp-a0 down
   sleep "$outage"
   ip -n rddp-a link set rddp-a0 up
@@ -51,4 +54,18 @@ for spec in "$@"; do
   for end in server client; do sed "s/^/MULTIHOME $name $end: /" "/tmp/$name.$end"; done
   if [[ $client_status != 0 || $server_status != 0 ]]; then status=1; fi
 done
+if [ -n "${CHART:-}" ]; then
+  runs=()
+  for spec in "$@"; do
+    name=${spec%%:*}
+    read -r -a args <<< "${spec#*:}"
+    over=MPA; [[ $name == sctp* ]] && over=SCTP
+    runs+=("RDDP over $over, ${args[0]} ($name)=/tmp/$name.client@${down[$name]}")
+  done
+  # shellcheck disable=SC2086
+  $RDDP timeline-chart -o "$CHART" --zero "the first link going down" --mark "link down=0" \
+    --mark "link up=$outage" --title "A link down for $outage s, the transfer on it" \
+    --conditions "two hosts, two links, the first down for $outage s; SCTP bound to both, MPA's TCP to one" \
+    "${runs[@]}" | sed 's/^/MULTIHOME chart: /' || status=1
+fi
 exit "$status"

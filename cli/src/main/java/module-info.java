@@ -1,5 +1,5 @@
 /** The rddp command-line tool: perftest- and rping-style tools over either transport. */
-@SuppressWarnings("requires-automatic") // jfreechart names its module in its manifest only
+@SuppressWarnings("requires-automatic") // jfreechart and Netty name their modules in their manifests only
 module org.rddp.cli {
     requires transitive org.rddp.verbs;
     requires org.rddp.transport.mpa;
@@ -12,6 +12,12 @@ module org.rddp.cli {
     requires com.fasterxml.jackson.databind;
     requires org.jfree.jfreechart;
     requires java.desktop; // the charts: jfreechart draws with AWT, and as an automatic module it requires nothing
+    // compare's baseline on a host with kernel SCTP: Netty's SCTP transport, over the JDK's SctpChannel
+    requires io.netty.transport.sctp;
+    requires io.netty.transport;
+    requires io.netty.codec;
+    requires io.netty.buffer;
+    requires io.netty.common;
 
     exports org.rddp.cli;
     // picocli reads and sets the commands' options; Jackson reads the results printed as JSON

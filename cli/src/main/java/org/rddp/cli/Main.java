@@ -28,7 +28,7 @@ import picocli.CommandLine.Command;
 @Command(name = "rddp", mixinStandardHelpOptions = true, version = "rddp 0.1.0",
         description = "RDMA (RFC 5040/5041) over SCTP (RFC 5043) and TCP/MPA (RFC 5044), with RFC 6581 setup.",
         subcommands = {CompareCommand.class, PingCommand.class, InteropCommand.class, ExsCommand.Bandwidth.class,
-                ExsCommand.Latency.class, DemoCommand.class})
+                ExsCommand.Latency.class, DemoCommand.class, org.rddp.cli.compare.TimelineChartCommand.class})
 public final class Main implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;

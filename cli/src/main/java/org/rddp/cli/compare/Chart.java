@@ -65,6 +65,8 @@ final class Chart {
                     true);
             case JDK_SCTP_SOCKET -> new Style(new Color(0x999999), ShapeUtils.createDiagonalCross((float) s, 1.5f),
                     DASHED, true);
+            case NETTY_SCTP_SOCKET -> new Style(new Color(0x555555), new Ellipse2D.Double(-s, -s, 2 * s, 2 * s),
+                    DOTTED, false);
             case RDDP_SCTP -> new Style(new Color(0xD55E00), ShapeUtils.createUpTriangle((float) (s + 1)), null,
                     true);
             case EXS_SCTP -> new Style(new Color(0xCC79A7), ShapeUtils.createRegularCross((float) s, 1.5f), null,
@@ -149,6 +151,95 @@ final class Chart {
         return draw(title, conditions, new XYPlot(data, percentile, measure, renderer(order)));
     }
 
+    /**
+     * Runs' throughput each second ({@code --timeline}) against time in seconds, each run from its own zero (when its
+     * link went down, say) or, without one, from a second before the first run's first second; each of {@code marks}
+     * a dashed vertical line with its label: what a failed path does to a transfer. A run whose label names SCTP or
+     * MPA is drawn as RDDP over it is elsewhere.
+     */
+    static byte[] timeline(List<TimelineChartCommand.Run> runs, List<TimelineChartCommand.Mark> marks, String zero,
+            String title, String conditions) throws IOException {
+        System.setProperty("java.awt.headless", "true");
+        java.time.Instant start = runs.stream().map(run -> run.ends().getFirst())
+                .min(java.util.Comparator.naturalOrder()).orElseThrow().minusSeconds(1);
+        YIntervalSeriesCollection data = new YIntervalSeriesCollection();
+        List<Compare.Series> order = new ArrayList<>();
+        for (TimelineChartCommand.Run run : runs) {
+            java.time.Instant origin = run.zero() != null ? run.zero() : start;
+            YIntervalSeries line = new YIntervalSeries(run.label());
+            for (int i = 0; i < run.ends().size(); i++) {
+                double at = java.time.Duration.between(origin, run.ends().get(i)).toNanos() / 1e9;
+                double mbps = run.mbps().get(i);
+                line.add(at, mbps, mbps, mbps);
+            }
+            data.addSeries(line);
+            order.add(run.label().contains("SCTP") ? Compare.Series.RDDP_SCTP : run.label().contains("MPA")
+                    ? Compare.Series.RDDP_MPA : Compare.Series.TCP_SOCKET);
+        }
+        org.jfree.chart.axis.NumberAxis time = new org.jfree.chart.axis.NumberAxis("seconds from " + zero);
+        org.jfree.chart.axis.NumberAxis measure = new org.jfree.chart.axis.NumberAxis("MB/sec (each second)");
+        XYPlot plot = new XYPlot(data, time, measure, renderer(order));
+        for (TimelineChartCommand.Mark mark : marks) {
+            org.jfree.chart.plot.ValueMarker line = new org.jfree.chart.plot.ValueMarker(mark.seconds(),
+                    new Color(0x606060), new BasicStroke(1.5f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_ROUND, 10f,
+                            DASHED, 0f));
+            line.setLabel(mark.label());
+            line.setLabelFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
+            line.setLabelAnchor(org.jfree.chart.ui.RectangleAnchor.TOP_RIGHT);
+            line.setLabelTextAnchor(org.jfree.chart.ui.TextAnchor.TOP_LEFT);
+            plot.addDomainMarker(line);
+        }
+        return draw(title, conditions, plot);
+    }
+
+    /**
+     * One figure per series across {@code scenarios}, in their order: each series' value of {@code kind} at
+     * {@code size} (bandwidth, latency) or, for {@link Compare#LOAD}, its 99th percentile, on a log axis, one line per
+     * series: how each transport holds up as loss or delay grows.
+     */
+    static byte[] acrossScenarios(List<Compare.Results> scenarios, String kind, int size, String title, String unit,
+            String conditions) throws IOException {
+        System.setProperty("java.awt.headless", "true");
+        org.jfree.data.category.DefaultCategoryDataset data = new org.jfree.data.category.DefaultCategoryDataset();
+        List<Compare.Series> order = new ArrayList<>();
+        double low = Double.MAX_VALUE;
+        double high = 0;
+        for (Compare.Results results : scenarios) {
+            String scenario = results.scenario() == null ? "as it is" : results.scenario();
+            for (Compare.Point point : results.points()) {
+                double value = kind.equals(Compare.LOAD) ? point.p99() == null ? 0 : point.p99() : point.value();
+                if (!point.kind().equals(kind) || point.bytes() != size || !(value > 0)) {
+                    continue;
+                }
+                Compare.Series series = Compare.Series.labelled(point.series());
+                if (!order.contains(series)) {
+                    order.add(series);
+                }
+                data.addValue(value, point.series(), scenario);
+                low = Math.min(low, value);
+                high = Math.max(high, value);
+            }
+        }
+        org.jfree.chart.renderer.category.LineAndShapeRenderer renderer =
+                new org.jfree.chart.renderer.category.LineAndShapeRenderer(true, true);
+        for (Compare.Series series : order) {
+            int i = data.getRowIndex(series.label);
+            Style style = style(series);
+            renderer.setSeriesPaint(i, style.colour());
+            renderer.setSeriesShape(i, style.marker());
+            renderer.setSeriesShapesFilled(i, style.filled());
+            renderer.setSeriesStroke(i, style.dash() == null ? new BasicStroke(LINE)
+                    : new BasicStroke(LINE, BasicStroke.CAP_BUTT, BasicStroke.JOIN_ROUND, 10f, style.dash(), 0f));
+        }
+        org.jfree.chart.plot.CategoryPlot plot = new org.jfree.chart.plot.CategoryPlot(data,
+                new org.jfree.chart.axis.CategoryAxis("network"), axis(unit, order.isEmpty() ? 1 : low,
+                        order.isEmpty() ? 2 : high), renderer);
+        plot.setBackgroundPaint(Color.WHITE);
+        plot.setRangeGridlinePaint(new Color(0xD0D0D0));
+        JFreeChart chart = new JFreeChart(title, JFreeChart.DEFAULT_TITLE_FONT, plot, true);
+        return png(chart, conditions);
+    }
+
     /** Labels a tick at 1/(1 - p) with p as a percentage: 10 is "90%", 1000 "99.9%". */
     private static final class PercentileFormat extends java.text.NumberFormat {
         private static final long serialVersionUID = 1L;
@@ -193,7 +284,11 @@ final class Chart {
         plot.setBackgroundPaint(Color.WHITE);
         plot.setDomainGridlinePaint(new Color(0xD0D0D0));
         plot.setRangeGridlinePaint(new Color(0xD0D0D0));
-        JFreeChart chart = new JFreeChart(title, JFreeChart.DEFAULT_TITLE_FONT, plot, true);
+        return png(new JFreeChart(title, JFreeChart.DEFAULT_TITLE_FONT, plot, true), conditions);
+    }
+
+    /** {@code chart} as a PNG of {@link #WIDTH} by {@link #HEIGHT}: white, the conditions under the title. */
+    private static byte[] png(JFreeChart chart, String conditions) throws IOException {
         chart.setBackgroundPaint(Color.WHITE);
         TextTitle subtitle = new TextTitle(conditions, new Font(Font.SANS_SERIF, Font.PLAIN, 11));
         subtitle.setPaint(new Color(0x404040));

@@ -37,6 +37,8 @@ public final class Compare {
         SCTP_SOCKET("SCTP socket", null),
         /** The JDK's {@code SctpChannel}, on a host with kernel SCTP: what a Java program there would use. */
         JDK_SCTP_SOCKET("SctpChannel (JDK)", null),
+        /** Netty's SCTP transport (NIO, over the JDK's channel), on a host with kernel SCTP: what a Netty user gets. */
+        NETTY_SCTP_SOCKET("Netty SCTP (NIO)", null),
         RDDP_SCTP("RDDP over SCTP", SCTP_SOCKET),
         EXS_SCTP("EXS over SCTP", SCTP_SOCKET),
         /** {@code --ipv6}: the same over IPv6's loopback ({@code ::1}), both ends in one process. */
@@ -692,7 +694,9 @@ public final class Compare {
     /**
      * Writes {@code compare.json} (every point of every scenario, each naming its scenario), per scenario a
      * bandwidth, a latency and, with a load, a round-trip percentile chart ({@code bandwidth.png}, {@code latency.png},
-     * {@code load.png}; under scenarios each name takes the scenario's, as {@code load-loss-0.01.png}), and
+     * {@code load.png}; under scenarios each name takes the scenario's, as {@code load-loss-0.01.png}), with several
+     * scenarios the bandwidth at the largest size and the load's 99th percentile across them
+     * ({@code scenarios-bandwidth.png}, {@code scenarios-load.png}), and
      * {@code report.html} (the tables and charts in one self-contained page, to hand to someone else) into
      * {@code folder}.
      */
@@ -725,6 +729,17 @@ public final class Compare {
         PerfReport.JSON.writeValue(json.toFile(), document);
         List<Path> written = new ArrayList<>(List.of(json));
         List<Report.Figure> figures = new ArrayList<>();
+        if (scenarios.size() > 1) { // how each transport holds up from one scenario to the next
+            int largest = first.sizes().stream().mapToInt(Integer::intValue).max().orElseThrow();
+            String title = BANDWIDTH_TITLE.replace(" vs message size", "") + " at " + largest + " octets, by network";
+            figures.add(chart(folder.resolve("scenarios-bandwidth.png"), title, Chart.acrossScenarios(scenarios,
+                    BANDWIDTH, largest, title, "MB/sec", conditions), written));
+            if (first.load() != null) {
+                title = "99th percentile round trip under a load of " + first.load().describe() + ", by network";
+                figures.add(chart(folder.resolve("scenarios-load.png"), title, Chart.acrossScenarios(scenarios, LOAD,
+                        first.load().size(), title, "usec (round trip, p99)", conditions), written));
+            }
+        }
         StringBuilder tables = new StringBuilder();
         for (Results each : scenarios) {
             String suffix = named ? "-" + scenario(each).toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9.]+", "-") : "";

@@ -189,6 +189,7 @@ public final class CompareCommand implements Callable<Integer> {
                             String jdk = JdkSctp.unavailable();
                             if (jdk == null) {
                                 series.add(Compare.Series.JDK_SCTP_SOCKET); // what a Java user would pick
+                                series.add(Compare.Series.NETTY_SCTP_SOCKET); // and a Netty user
                             } else {
                                 err.println("compare: " + jdk + "; comparing without it");
                             }
@@ -239,6 +240,7 @@ public final class CompareCommand implements Callable<Integer> {
                 for (String scenario : named) {
                     setter.set(scenario);
                     results.add(Compare.run(plan.under(scenario), measure, Compare.IN_PROCESS, err::println));
+                    kept(results, series, err);
                 }
             }
         } else {
@@ -256,6 +258,7 @@ public final class CompareCommand implements Callable<Integer> {
                     setter.set(scenario);
                     results.add(Compare.run(plan(series, remoteStack, load).under(scenario), remote, remote.setup(),
                             err::println));
+                    kept(results, series, err);
                 }
             } catch (PeerException e) {
                 err.println("rddp compare: " + e.getMessage());
@@ -272,6 +275,18 @@ public final class CompareCommand implements Callable<Integer> {
             stdout.println("written: " + String.join(", ", written.stream().map(Path::toString).toList()));
         }
         return 0;
+    }
+
+    /**
+     * With more scenarios to go, writes what the ones so far measured, so that a long matrix stopped part way keeps
+     * it; the last write, after all, is the caller's.
+     */
+    private void kept(List<Compare.Results> results, List<Compare.Series> series, PrintWriter err)
+            throws java.io.IOException {
+        if (scenarios != null && results.size() < scenarios.size()) {
+            Compare.write(results, series, out);
+            err.println("compare: " + results.size() + " of " + scenarios.size() + " scenarios written to " + out);
+        }
     }
 
     private Compare.Plan plan(List<Compare.Series> series, SctpStack stack, Compare.Load load) {

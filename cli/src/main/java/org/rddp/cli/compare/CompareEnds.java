@@ -87,6 +87,7 @@ final class CompareEnds {
             case TCP_SOCKET, MPA_FLOOR -> new TcpServer(task, bind);
             case SCTP_SOCKET -> new SctpServer(task, stack(transports), bind);
             case JDK_SCTP_SOCKET -> new JdkSctpServer(task, bind);
+            case NETTY_SCTP_SOCKET -> new NettyServer(task, bind);
             case RDDP_MPA -> new RddpServer(task, transports, transports.mpa(), bind);
             case RDDP_SCTP -> new RddpServer(task, transports, transports.sctp(), bind);
             case EXS_MPA, EXS_SCTP -> throw new IllegalArgumentException(task.series().label
@@ -119,6 +120,9 @@ final class CompareEnds {
                             Test.WRITE_BW.defaultTxDepth())
                             : JdkSctp.ping(channel, task.size(), (int) task.iterations(), TIMEOUT);
                 }
+            }
+            case NETTY_SCTP_SOCKET -> {
+                return NettySctp.client(task, server, Test.WRITE_BW.defaultTxDepth(), TIMEOUT);
             }
             case SCTP_SOCKET -> {
                 InetSocketAddress local = new InetSocketAddress(TransportOptions.localFor(server.getAddress()), 0);
@@ -376,6 +380,30 @@ final class CompareEnds {
                 accepted.join().abort(); // accepted, never served
             }
             loop.close(); // on its own thread: the listener's close queued above runs first
+        }
+    }
+
+    /** Netty's SCTP baseline's server end: its server channel on an event loop of its own, one association a point. */
+    private static final class NettyServer implements Server {
+        private final NettySctp.Server server;
+
+        NettyServer(Task task, InetAddress bind) throws IOException {
+            server = new NettySctp.Server(task, bind);
+        }
+
+        @Override
+        public int port() {
+            return server.port();
+        }
+
+        @Override
+        public void serve() throws Exception {
+            server.serve(TIMEOUT);
+        }
+
+        @Override
+        public void close() {
+            server.close();
         }
     }
 

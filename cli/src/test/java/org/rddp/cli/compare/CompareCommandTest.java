@@ -253,12 +253,14 @@ class CompareCommandTest {
                 "--scenarios", "loss 0;loss 0.01", "--scenario-command", command.toString(), "-o", out.toString());
         assertThat(run.status()).as(run.err()).isZero();
         assertThat(Files.readAllLines(said)).containsExactly("loss 0", "loss 0.01", "clear");
+        assertThat(run.err()).contains("compare: 1 of 2 scenarios written to " + out); // kept if stopped
         assertThat(run.out()).contains("== network: loss 0\n").contains("== network: loss 0.01\n")
                 .contains("Round trips under an offered load of 2,000 messages/s of 512 octets");
         JsonNode json = new ObjectMapper().readTree(out.resolve("compare.json").toFile());
         assertThat(json.get("load").get("rate").asInt()).isEqualTo(2000);
         assertThat(json.get("scenarios").size()).isEqualTo(2);
-        assertThat(json.get("scenarios").get(1).get("conditions").asText()).contains("network: loss 0.01;");
+        assertThat(json.get("scenarios").get(1).get("conditions").asText())
+                .contains("network: loss 0.01, TCP congestion control ");
         Set<String> loaded = new HashSet<>();
         for (JsonNode point : json.get("points")) {
             assertThat(point.get("scenario").asText()).isIn("loss 0", "loss 0.01");
@@ -281,7 +283,8 @@ class CompareCommandTest {
         }
         assertThat(loaded).containsExactlyInAnyOrder("TCP socket / loss 0", "RDDP over MPA / loss 0",
                 "TCP socket / loss 0.01", "RDDP over MPA / loss 0.01");
-        for (String chart : List.of("load-loss-0.png", "load-loss-0.01.png", "bandwidth-loss-0.01.png")) {
+        for (String chart : List.of("load-loss-0.png", "load-loss-0.01.png", "bandwidth-loss-0.01.png",
+                "scenarios-bandwidth.png", "scenarios-load.png")) {
             BufferedImage image = ImageIO.read(out.resolve(chart).toFile());
             assertThat(image.getWidth()).as(chart).isEqualTo(Chart.WIDTH);
         }

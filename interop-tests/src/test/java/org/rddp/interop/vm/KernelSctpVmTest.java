@@ -46,8 +46,8 @@ class KernelSctpVmTest {
 
     /**
      * On a host with kernel SCTP, {@code rddp compare} runs the JDK's own {@code SctpChannel} (what a Java program
-     * would use instead of RDDP) next to the project's FFM socket and RDDP over the same kernel SCTP, and gives RDDP's
-     * ratio to it. The guest is emulated: the test asserts that every point was measured, not how fast.
+     * would use instead of RDDP) and Netty's SCTP transport over it (what a Netty user gets) next to the project's FFM
+     * socket and RDDP over the same kernel SCTP, and gives RDDP's ratio to the JDK's; the figures are printed. The guest is emulated: the test asserts that every point was measured, not how fast.
      */
     @Test
     @Timeout(value = 10, unit = TimeUnit.MINUTES)
@@ -67,8 +67,11 @@ class KernelSctpVmTest {
             assertThat(point.get("value").asDouble()).as("%s", point).isPositive();
             measured.add(point.get("series").asText() + " " + point.get("kind").asText() + " "
                     + point.get("bytes").asInt());
+            System.out.printf("kernel SCTP compare: %s %s %d: %.2f %s%n", point.get("series").asText(),
+                    point.get("kind").asText(), point.get("bytes").asInt(), point.get("value").asDouble(),
+                    point.get("unit").asText());
         }
-        for (String series : List.of("SctpChannel (JDK)", "SCTP socket", "RDDP over SCTP")) {
+        for (String series : List.of("SctpChannel (JDK)", "Netty SCTP (NIO)", "SCTP socket", "RDDP over SCTP")) {
             for (String kind : List.of("bandwidth", "latency")) {
                 assertThat(measured).contains(series + " " + kind + " 1024", series + " " + kind + " 65536");
             }

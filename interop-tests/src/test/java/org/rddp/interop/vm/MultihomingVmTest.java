@@ -36,14 +36,22 @@ class MultihomingVmTest {
     @Timeout(value = 20, unit = TimeUnit.MINUTES)
     void transfersOverKernelSctpOutliveAFailedLinkAndOverMpaWaitForIt() throws Exception {
         String sctp = " -t sctp --sctp-stack kernel -s 65536";
+        java.nio.file.Path charts = java.nio.file.Path.of(System.getProperty("user.dir"), "target", "vm", "failover");
+        java.nio.file.Files.createDirectories(charts);
+        java.nio.file.Path chart = charts.resolve("failover.png");
+        java.nio.file.Files.deleteIfExists(chart);
         List<String> command = List.of("env", "RDDP=" + String.join(" ", Vm.rddp()), "DURATION=24", "OUTAGE=6",
-                Vm.script("multihome.sh").toString(), "sctp-write:write-bw" + sctp, "sctp-read:read-bw" + sctp,
-                "sctp-send:send-bw" + sctp, "mpa-write:write-bw -t mpa -s 65536");
-        Vm.Outcome outcome = Vm.run("multihome", List.of("--load", "sctp,veth", "--smp", "2"), command);
+                "CHART=" + chart, Vm.script("multihome.sh").toString(), "sctp-write:write-bw" + sctp,
+                "sctp-read:read-bw" + sctp, "sctp-send:send-bw" + sctp, "mpa-write:write-bw -t mpa -s 65536");
+        Vm.Outcome outcome = Vm.run("multihome", List.of("--load", "sctp,veth", "--smp", "2", "--rw",
+                charts.toString()), command);
         String output = outcome.output();
         output.lines().filter(line -> line.startsWith("MULTIHOME") && !line.contains(": timeline 20"))
                 .forEach(System.out::println);
         assertThat(outcome.status()).as(outcome.tail()).isZero();
+        // issue 35: the timeline chart, every run from its link going down
+        assertThat(output).as(outcome.tail()).contains("MULTIHOME chart: written: " + chart);
+        assertThat(java.nio.file.Files.readAllBytes(chart)).startsWith(0x89, 'P', 'N', 'G');
         for (String run : List.of("sctp-write", "sctp-read", "sctp-send", "mpa-write")) {
             assertThat(output).as(run + ": both ends verified the data")
                     .containsPattern("MULTIHOME " + run + " ended \\S+ client=0 server=0");
