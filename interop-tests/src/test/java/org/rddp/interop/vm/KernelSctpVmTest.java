@@ -47,7 +47,8 @@ class KernelSctpVmTest {
     /**
      * On a host with kernel SCTP, {@code rddp compare} runs the JDK's own {@code SctpChannel} (what a Java program
      * would use instead of RDDP) and Netty's SCTP transport over it (what a Netty user gets) next to the project's FFM
-     * socket and RDDP over the same kernel SCTP, and gives RDDP's ratio to the JDK's; the figures are printed. The guest is emulated: the test asserts that every point was measured, not how fast.
+     * socket and RDDP over the same kernel SCTP, and gives RDDP's ratio to the JDK's; the figures are printed. The
+     * guest is emulated: the test asserts that every point was measured, not how fast.
      */
     @Test
     @Timeout(value = 10, unit = TimeUnit.MINUTES)
