@@ -178,7 +178,18 @@ final class Chart {
         }
         org.jfree.chart.axis.NumberAxis time = new org.jfree.chart.axis.NumberAxis("seconds from " + zero);
         org.jfree.chart.axis.NumberAxis measure = new org.jfree.chart.axis.NumberAxis("MB/sec (each second)");
-        XYPlot plot = new XYPlot(data, time, measure, renderer(order));
+        DeviationRenderer renderer = renderer(order);
+        float[][] dashes = {DASHED, DOTTED, DASH_DOT};
+        Shape[] markers = {new Rectangle2D.Double(-4, -4, 8, 8), ShapeUtils.createDiamond(5),
+            ShapeUtils.createDownTriangle(5)};
+        for (int i = 0, again = 0; i < order.size(); i++) {
+            if (order.subList(0, i).contains(order.get(i))) { // another run over the same: its colour, its own line
+                renderer.setSeriesStroke(i, new BasicStroke(LINE, BasicStroke.CAP_BUTT, BasicStroke.JOIN_ROUND, 10f,
+                        dashes[again % dashes.length], 0f));
+                renderer.setSeriesShape(i, markers[again++ % markers.length]);
+            }
+        }
+        XYPlot plot = new XYPlot(data, time, measure, renderer);
         for (TimelineChartCommand.Mark mark : marks) {
             org.jfree.chart.plot.ValueMarker line = new org.jfree.chart.plot.ValueMarker(mark.seconds(),
                     new Color(0x606060), new BasicStroke(1.5f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_ROUND, 10f,
