@@ -678,6 +678,19 @@ public final class Compare {
         }
     }
 
+    /**
+     * "; MTU N" of the interface {@code local} is on (the path a comparison's packets take from this side; loopback's
+     * for one process), or "" when the system does not say: a condition every result depends on.
+     */
+    static String mtu(java.net.InetAddress local) {
+        try {
+            java.net.NetworkInterface nic = java.net.NetworkInterface.getByInetAddress(local);
+            return nic == null ? "" : "; MTU " + nic.getMTU();
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
     /** The commit the launcher ({@code ./rddp}) ran at, from its {@code rddp.commit}; "unknown" otherwise. */
     static String commit() {
         return System.getProperty("rddp.commit", "unknown");

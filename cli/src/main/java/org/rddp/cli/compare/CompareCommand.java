@@ -239,7 +239,8 @@ public final class CompareCommand implements Callable<Integer> {
             try (setter) {
                 for (String scenario : named) {
                     setter.set(scenario);
-                    results.add(Compare.run(plan.under(scenario), measure, Compare.IN_PROCESS, err::println));
+                    results.add(Compare.run(plan.under(scenario), measure, Compare.IN_PROCESS + Compare.mtu(
+                            InetAddress.getLoopbackAddress()), err::println));
                     kept(results, series, err);
                 }
             }

@@ -130,9 +130,11 @@ final class CompareEnds {
                 try (Loop loop = Loop.manual("sctp-socket-client", stack.newPoller());
                         SctpSocket socket = connect(stack, loop, local, server)) {
                     Driver driver = Driver.of(loop);
-                    return bandwidth ? Baselines.sctpSend(socket, driver, task.size(), task.iterations(),
-                            Test.WRITE_BW.defaultTxDepth(), TIMEOUT)
+                    PerfResult result = bandwidth ? Baselines.sctpSend(socket, driver, task.size(),
+                            task.iterations(), Test.WRITE_BW.defaultTxDepth(), TIMEOUT)
                             : Baselines.sctpPing(socket, driver, task.size(), (int) task.iterations(), TIMEOUT);
+                    Baselines.sctpShutdown(socket, driver, TIMEOUT); // before the loop stops: not timed
+                    return result;
                 }
             }
             default -> {

@@ -107,7 +107,8 @@ final class ComparePeer implements Compare.Measure, Closeable {
     /** Where the comparison runs, for the JSON. */
     String setup() {
         return "two processes: initiator " + socket.getLocalAddress().getHostAddress() + ", responder "
-                + responder.getAddress().getHostAddress() + ":" + responder.getPort();
+                + responder.getAddress().getHostAddress() + ":" + responder.getPort() + Compare.mtu(
+                        socket.getLocalAddress());
     }
 
     @Override

@@ -398,6 +398,32 @@ public final class Baselines {
     }
 
     /**
+     * Ends the client's association gracefully and waits, driving its loop, until it is down: a user-space stack
+     * sends its SHUTDOWN only once everything it sent is acknowledged, and it reads the acknowledgements through this
+     * end's loop. A client that closed and stopped its loop at once left, under loss, a last data chunk whose SACK was
+     * lost unacknowledged for ever, its SHUTDOWN never sent, and the peer waiting for it until its timeout.
+     */
+    public static void sctpShutdown(SctpSocket socket, Driver driver, Duration timeout) throws IOException {
+        Waiter waiter = new Waiter(socket, driver, timeout, 0);
+        MemorySegment in = Arena.ofAuto().allocate(RECEIVE_BUFFER);
+        SctpSocket.ReceivedMessage info = new SctpSocket.ReceivedMessage();
+        socket.shutdown();
+        for (int round = 0; ; ) {
+            int length;
+            try {
+                length = socket.receive(in, info);
+            } catch (IOException e) {
+                return; // a backend whose stack finishes the shutdown itself (the kernel's) closed the socket
+            }
+            if (length == SctpSocket.WOULD_BLOCK) {
+                waiter.await(round++, "the association's shutdown");
+            } else if (info.kind == SctpSocket.ReceivedMessage.ASSOCIATION_DOWN) {
+                return;
+            }
+        }
+    }
+
+    /**
      * Waits for the peer to shut the association down, which it does once it has everything: what was sent last
      * may still be queued in a user-space stack (many packets, on a small path MTU), and only this end's loop, which
      * stops with it, would send it.

@@ -38,7 +38,8 @@ class CompareCommandTest {
         assertThat(run.status()).as(run.err()).isZero();
         assertTableAndFiles(run, out);
         assertThat(new ObjectMapper().readTree(out.resolve("compare.json").toFile()).get("setup").asText())
-                .isEqualTo("both ends in one process, loopback");
+                .isEqualTo("both ends in one process, loopback; MTU " + java.net.NetworkInterface.getByInetAddress(
+                        InetAddress.getLoopbackAddress()).getMTU());
     }
 
     @Test

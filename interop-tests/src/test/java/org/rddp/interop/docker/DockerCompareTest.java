@@ -21,7 +21,7 @@ import org.junit.jupiter.api.parallel.Isolated;
 /**
  * {@code docker/compare.sh}: rddp compare between a responder and an initiator container (TCP/MPA, and SCTP on
  * usrsctp over UDP), from whatever state this machine is in: Docker installed and dockerd started if need be, the base
- * image made with debootstrap if missing. By default a smoke run at one size under 2 % loss (set in the initiator's
+ * image made with debootstrap if missing. By default a smoke run at one size under 1 % loss (set in the initiator's
  * container: {@code docker/scenario.sh}), with an offered load; the default sweep of every size on the network as it
  * is with {@code -Drddp.docker.full=true}. Fails, never skips, when Docker cannot run here.
  */
@@ -44,7 +44,7 @@ class DockerCompareTest {
             command.add("--built"); // the reactor packaged the cli before this module's tests
         }
         if (!full) {
-            command.addAll(List.of("--scenarios", "loss 0.02", "--sizes", "4096", "--mib-per-point", "4",
+            command.addAll(List.of("--scenarios", "loss 0.01", "--sizes", "4096", "--mib-per-point", "2",
                     "--latency-iters", "200", "--load-rate", "500", "--load-seconds", "1"));
         }
         String forwardBefore = forwardPolicy();
@@ -96,12 +96,12 @@ class DockerCompareTest {
         // four series two ways, and the RFC floor's latency; the smoke: a load over three of them, under loss
         assertThat(seen).hasSize(full ? 9 : 12);
         if (!full) {
-            assertThat(json.get("conditions").asText()).contains("network: loss 0.02");
+            assertThat(json.get("conditions").asText()).contains("network: loss 0.01");
             assertThat(seen).contains("TCP socket/load", "RDDP over MPA/load", "RDDP over SCTP/load");
             assertThat(err).as(story).containsPattern("scenario.sh: the last scenario dropped [1-9]\\d* packets");
         }
-        for (String chart : full ? List.of("bandwidth.png", "latency.png") : List.of("bandwidth-loss-0.02.png",
-                "latency-loss-0.02.png", "load-loss-0.02.png")) {
+        for (String chart : full ? List.of("bandwidth.png", "latency.png") : List.of("bandwidth-loss-0.01.png",
+                "latency-loss-0.01.png", "load-loss-0.01.png")) {
             byte[] png = Files.readAllBytes(results.resolve(chart));
             assertThat(Arrays.copyOf(png, 4)).as(chart).isEqualTo(new byte[] {(byte) 0x89, 'P', 'N', 'G'});
         }
