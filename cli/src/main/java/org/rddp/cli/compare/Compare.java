@@ -87,6 +87,15 @@ public final class Compare {
             return this == EXS_MPA || this == EXS_SCTP;
         }
 
+        /**
+         * Whether only an initiator running both ends measures it: EXS, and the JDK's and Netty's SCTP, which buffer
+         * what the other end sends without the bounds a responder keeps (Netty's echo writes whatever arrives), so a
+         * responder refuses them.
+         */
+        boolean inProcessOnly() {
+            return exs() || this == JDK_SCTP_SOCKET || this == NETTY_SCTP_SOCKET;
+        }
+
         /** Whether it measures latency only. */
         boolean latencyOnly() {
             return this == MPA_FLOOR;

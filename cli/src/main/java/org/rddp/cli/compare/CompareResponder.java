@@ -197,6 +197,10 @@ final class CompareResponder implements Closeable {
     /** Runs one point's server end; returns whether it went through. */
     private boolean point(Compare.Task task, CompareEnds.Transports transports, Lines lines, String initiator)
             throws IOException {
+        if (task.series().inProcessOnly()) { // an initiator adds these only when it runs both ends itself
+            return failed(lines, initiator, task.encode() + ": " + task.series().label + " runs with both ends in one "
+                    + "process only");
+        }
         try (CompareEnds.Server server = CompareEnds.server(task, transports, bind)) {
             lines.write("ready " + server.port());
             server.serve();

@@ -96,18 +96,7 @@ final class LatencyTests {
                     completion = s.settings.rate() > 0 ? s.completions.next("the peer's Send", 1,
                             s.settings.timeout(), 0) : s.completions.spin("the peer's Send", received);
                 } while (completion.opcode() != WcOpcode.RECV);
-                if (completion.byteLength() != size) {
-                    throw new PeerException("received a Send of " + completion.byteLength() + " octets, not "
-                            + size + ": give both sides the same size");
-                }
-                if (s.settings.verify()) {
-                    PerfSession.verify(data.buffer.memory().asSlice(s.half, size), 0, "Send " + received);
-                }
-                received++;
-                if (data.receivesPosted < iterations) {
-                    data.qp.postReceive(receive);
-                    data.receivesPosted++;
-                }
+                received(data, receive, completion, size, received++, iterations);
             }
             if (sent < iterations) {
                 posted[sent] = System.nanoTime();
@@ -189,21 +178,29 @@ final class LatencyTests {
                 continue;
             }
             lastHeard = System.nanoTime();
-            if (completion.byteLength() != size) {
-                throw new PeerException("received a Send of " + completion.byteLength() + " octets, not " + size
-                        + ": give both sides the same size");
-            }
             took[received] = lastHeard - posted[received];
-            if (s.settings.verify()) {
-                PerfSession.verify(data.buffer.memory().asSlice(s.half, size), 0, "Send " + received);
-            }
-            received++;
-            if (data.receivesPosted < iterations) {
-                data.qp.postReceive(receive);
-                data.receivesPosted++;
-            }
+            received(data, receive, completion, size, received++, iterations);
         }
         return PerfResult.Latency.of(size, took, 1);
+    }
+
+    /**
+     * The peer's Send {@code number} arrived ({@code completion}): its size checked, its data with {@code --verify},
+     * and its receive posted again while the run needs more.
+     */
+    private void received(DataQp data, ReceiveWorkRequest receive, WorkCompletion completion, int size, int number,
+            int iterations) throws PeerException {
+        if (completion.byteLength() != size) {
+            throw new PeerException("received a Send of " + completion.byteLength() + " octets, not " + size
+                    + ": give both sides the same size");
+        }
+        if (s.settings.verify()) {
+            PerfSession.verify(data.buffer.memory().asSlice(s.half, size), 0, "Send " + number);
+        }
+        if (data.receivesPosted < iterations) {
+            data.qp.postReceive(receive);
+            data.receivesPosted++;
+        }
     }
 
     /** When the {@code n}-th Send of a load falls due. */

@@ -121,6 +121,9 @@ class CompareCommandTest {
             lines.write("point SCTP_SOCKET latency 64 10");
             assertThat(lines.read())
                     .isEqualTo("error SCTP_SOCKET latency 64 10: SCTP was not agreed on for this comparison");
+            lines.write("point NETTY_SCTP_SOCKET latency 64 10"); // its echo would buffer what a stranger sends
+            assertThat(lines.read()).isEqualTo("error NETTY_SCTP_SOCKET latency 64 10: Netty SCTP (NIO) runs with "
+                    + "both ends in one process only");
             lines.write("measure everything");
             assertThat(lines.read()).isEqualTo("error bad request 'measure everything': expected point or bye");
             lines.write("point TCP_SOCKET latency 64 10"); // and a good one still runs
