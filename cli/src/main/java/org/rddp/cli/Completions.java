@@ -159,6 +159,7 @@ public final class Completions {
             }
             long left = deadline - System.nanoTime();
             if (left <= 0) {
+                overran(what);
                 return null;
             }
             try {
@@ -217,6 +218,15 @@ public final class Completions {
     /** {@link #next(String, int)} waking for any completion. */
     public WorkCompletion next(String what) throws PeerException {
         return next(what, 1);
+    }
+
+    /** A wait that ran out because the queue lost completions (it was made too small) says so. */
+    private void overran(String what) throws PeerException {
+        long lost = cq.overruns();
+        if (lost > 0) {
+            throw new PeerException("the completion queue lost " + lost + " completions (it was made too small for "
+                    + "what was in flight), waiting for " + what);
+        }
     }
 
     private WorkCompletion checked(String what) throws PeerException {

@@ -110,10 +110,10 @@ final class Chart {
     }
 
     /**
-     * The load points of {@code results} as a percentile chart: per series the round trip (log scale) at each
-     * percentile of its distribution, the percentiles spread as 1/(1 - p) on a log scale so that 50, 90, 99, 99.9 and
-     * 99.99 % lie equally apart and the tail, where loss shows, gets the room. The slowest sample is left out (it has
-     * no place on that scale); the table has it.
+     * The load points of {@code results} as a percentile chart: per series (and RDDP's Writes, hollow on a dotted
+     * line in its series' colour) the round trip (log scale) at each percentile of its distribution, the percentiles
+     * spread as 1/(1 - p) on a log scale so that 50, 90, 99, 99.9 and 99.99 % lie equally apart and the tail, where
+     * loss shows, gets the room. The slowest sample is left out (it has no place on that scale); the table has it.
      */
     static byte[] percentiles(Compare.Results results, String title, String conditions) throws IOException {
         System.setProperty("java.awt.headless", "true");
@@ -122,11 +122,15 @@ final class Chart {
         double low = Double.MAX_VALUE;
         double high = 0;
         double deepest = 10;
+        List<Integer> writes = new ArrayList<>();
         for (Compare.Point point : results.points()) {
-            if (!point.kind().equals(Compare.LOAD) || point.percentiles() == null) {
+            if (!Compare.isLoad(point.kind()) || point.percentiles() == null) {
                 continue;
             }
-            YIntervalSeries line = new YIntervalSeries(point.series());
+            if (point.kind().equals(Compare.WRITE_LOAD)) {
+                writes.add(order.size());
+            }
+            YIntervalSeries line = new YIntervalSeries(Compare.loadLabel(point));
             for (org.rddp.cli.perftest.PerfResult.Percentile at : point.percentiles()) {
                 if (at.percent() < 50 || at.percent() >= 100 || !(at.usec() > 0)) {
                     continue;
@@ -148,7 +152,13 @@ final class Chart {
         percentile.setNumberFormatOverride(new PercentileFormat());
         percentile.setTickLabelFont(new Font(Font.SANS_SERIF, Font.PLAIN, 11));
         LogAxis measure = axis("usec (round trip)", order.isEmpty() ? 1 : low, order.isEmpty() ? 2 : high);
-        return draw(title, conditions, new XYPlot(data, percentile, measure, renderer(order)));
+        DeviationRenderer renderer = renderer(order);
+        for (int index : writes) { // a series' Writes: its colour and marker, hollow, on a dotted line
+            renderer.setSeriesShapesFilled(index, false);
+            renderer.setSeriesStroke(index, new BasicStroke(LINE, BasicStroke.CAP_BUTT, BasicStroke.JOIN_ROUND, 10f,
+                    new float[] {2f, 3f}, 0f));
+        }
+        return draw(title, conditions, new XYPlot(data, percentile, measure, renderer));
     }
 
     /**

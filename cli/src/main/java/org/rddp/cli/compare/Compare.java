@@ -103,8 +103,13 @@ public final class Compare {
 
         /** Whether it is measured under an offered load (RDDP's Sends, the TCP socket's messages; echoed). */
         boolean loads() {
+            return measured() == TCP_SOCKET || writesUnderLoad();
+        }
+
+        /** Whether it is also measured under a load of RDMA Writes, each with a notifying Send (RDDP). */
+        boolean writesUnderLoad() {
             Series measured = measured();
-            return measured == TCP_SOCKET || measured == RDDP_MPA || measured == RDDP_SCTP;
+            return measured == RDDP_MPA || measured == RDDP_SCTP;
         }
 
         /** The series with {@code label}. */
@@ -202,9 +207,9 @@ public final class Compare {
         static final int MAX_RATE = 1_000_000;
 
         Task {
-            if (!kind.equals(BANDWIDTH) && !kind.equals(LATENCY) && !kind.equals(LOAD)) {
-                throw new IllegalArgumentException("a measure is " + BANDWIDTH + ", " + LATENCY + " or " + LOAD
-                        + ", not " + kind);
+            if (!kind.equals(BANDWIDTH) && !kind.equals(LATENCY) && !isLoad(kind)) {
+                throw new IllegalArgumentException("a measure is " + BANDWIDTH + ", " + LATENCY + ", " + LOAD + " or "
+                        + WRITE_LOAD + ", not " + kind);
             }
             if (size < 1 || size > Perftest.MAX_SIZE) {
                 throw new IllegalArgumentException("size " + size + " outside 1.." + Perftest.MAX_SIZE);
@@ -212,12 +217,12 @@ public final class Compare {
             if (iterations < 1 || iterations > MAX_ITERATIONS) {
                 throw new IllegalArgumentException("iterations " + iterations + " outside 1.." + MAX_ITERATIONS);
             }
-            if (kind.equals(LOAD) ? rate < 1 || rate > MAX_RATE : rate != 0) {
+            if (isLoad(kind) ? rate < 1 || rate > MAX_RATE : rate != 0) {
                 throw new IllegalArgumentException("a load offers 1.." + MAX_RATE + " messages a second, and only a "
                         + "load has a rate, not " + rate);
             }
-            if (kind.equals(LOAD) && !series.loads()) {
-                throw new IllegalArgumentException(series.label + " is not measured under a load");
+            if (kind.equals(LOAD) && !series.loads() || kind.equals(WRITE_LOAD) && !series.writesUnderLoad()) {
+                throw new IllegalArgumentException(series.label + " is not measured under a " + kind);
             }
         }
 
@@ -230,8 +235,14 @@ public final class Compare {
             return kind.equals(BANDWIDTH);
         }
 
+        /** Under an offered load: of messages, or of RDMA Writes with their notifying Sends. */
         boolean load() {
-            return kind.equals(LOAD);
+            return isLoad(kind);
+        }
+
+        /** Under a load of RDMA Writes, each with a notifying Send. */
+        boolean writes() {
+            return kind.equals(WRITE_LOAD);
         }
 
         /** As the control connection carries it: {@code SERIES kind size iterations}, and a load's rate. */
@@ -357,6 +368,16 @@ public final class Compare {
     static final String LATENCY = "latency";
     /** Round trips at an offered load: a message due every 1/rate s, each echoed, timed from when it fell due. */
     static final String LOAD = "load";
+    /**
+     * Round trips at an offered load of RDMA Writes, each followed by a Send of no data that tells the peer it is
+     * placed, and answered in kind (RDDP only: {@code write-lat --rate}).
+     */
+    static final String WRITE_LOAD = "write-load";
+
+    /** Whether {@code kind} is one measured under an offered load. */
+    static boolean isLoad(String kind) {
+        return kind.equals(LOAD) || kind.equals(WRITE_LOAD);
+    }
     /** Where the in-process comparison runs. */
     static final String IN_PROCESS = "both ends in one process, loopback";
 
@@ -405,8 +426,9 @@ public final class Compare {
         }
         Load load = plan.load();
         for (Series series : plan.series()) {
-            if (load != null && series.loads()) { // a quarter of a point, at least a second's worth
-                measure.run(new Task(series, LOAD, load.size(), Math.min(load.iterations(), Math.max(load.rate(),
+            for (String kind : load == null ? List.<String>of() : loads(series)) {
+                // a quarter of a point, at least a second's worth
+                measure.run(new Task(series, kind, load.size(), Math.min(load.iterations(), Math.max(load.rate(),
                         load.iterations() / 4)), load.rate()));
             }
         }
@@ -440,11 +462,12 @@ public final class Compare {
                 }
             }
             for (Series series : plan.series()) {
-                if (load != null && series.loads()) {
-                    progress.accept(String.format(Locale.ROOT, "compare:%s %s under a load of %s", plan.repeat() > 1
-                            ? " run " + run + " of " + plan.repeat() + "," : "", series.label, load.describe()));
-                    measured.computeIfAbsent(key(series, LOAD, load.size()), k -> new ArrayList<>())
-                            .add(measure.run(new Task(series, LOAD, load.size(), load.iterations(), load.rate())));
+                for (String kind : load == null ? List.<String>of() : loads(series)) {
+                    progress.accept(String.format(Locale.ROOT, "compare:%s %s under a load of %s%s", plan.repeat() > 1
+                            ? " run " + run + " of " + plan.repeat() + "," : "", series.label, load.describe(),
+                            kind.equals(WRITE_LOAD) ? ", RDMA Writes with a notifying Send" : ""));
+                    measured.computeIfAbsent(key(series, kind, load.size()), k -> new ArrayList<>())
+                            .add(measure.run(new Task(series, kind, load.size(), load.iterations(), load.rate())));
                 }
             }
         }
@@ -483,6 +506,11 @@ public final class Compare {
         return ((PerfResult.Bandwidth) result).averageMbps() * (1 << 20);
     }
 
+    /** The loads {@code series} is measured under: messages (RDDP: Sends), and RDDP's Writes too. */
+    private static List<String> loads(Series series) {
+        return series.writesUnderLoad() ? List.of(LOAD, WRITE_LOAD) : series.loads() ? List.of(LOAD) : List.of();
+    }
+
     private static String key(Series series, String kind, int size) {
         return series.name() + " " + kind + " " + size;
     }
@@ -507,14 +535,14 @@ public final class Compare {
         double min = java.util.Arrays.stream(values).min().orElse(Double.NaN);
         double max = java.util.Arrays.stream(values).max().orElse(Double.NaN);
         List<Double> runs = java.util.Arrays.stream(values).boxed().toList();
-        if (!words[1].equals(LOAD)) {
+        if (!isLoad(words[1])) {
             return new Point(series.label, words[1], Integer.parseInt(words[2]), iterations,
                     PerfResult.median(values), min, max, bandwidth ? "MB/sec" : "usec", runs, rate, cores, null, null,
                     null, scenario);
         }
         List<PerfResult.Latency> loads = results.stream().map(PerfResult.Latency.class::cast)
                 .sorted(java.util.Comparator.comparingDouble(PerfResult.Latency::p99Usec)).toList();
-        return new Point(series.label, LOAD, Integer.parseInt(words[2]), iterations, PerfResult.median(values), min,
+        return new Point(series.label, words[1], Integer.parseInt(words[2]), iterations, PerfResult.median(values), min,
                 max, "usec (round trip)", runs, null, null, PerfResult.median(loads.stream()
                         .mapToDouble(PerfResult.Latency::p99Usec).toArray()), PerfResult.median(loads.stream()
                         .mapToDouble(PerfResult.Latency::p999Usec).toArray()),
@@ -616,15 +644,18 @@ public final class Compare {
      */
     static String loadTable(Results results, List<Series> all) {
         Load load = results.load();
-        List<Point> points = all.stream().map(each -> results.point(each, LOAD, load == null ? 0 : load.size()))
+        List<Point> points = java.util.stream.Stream.of(LOAD, WRITE_LOAD).flatMap(kind -> all.stream()
+                .map(each -> results.point(each, kind, load == null ? 0 : load.size())))
                 .filter(java.util.Objects::nonNull).toList();
         if (points.isEmpty()) {
             return "";
         }
         StringBuilder out = new StringBuilder("Round trips under an offered load of " + load.describe()
-                + ", in usec, each timed from when it fell due (at most " + Load.WINDOW + " unanswered)"
-                + (results.repeat() > 1 ? "; median of " + results.repeat() + " runs" : "") + "\n");
-        int width = all.stream().mapToInt(Compare::width).max().orElse(16);
+                + ", in usec, each timed from when it fell due (at most " + Load.WINDOW + " unanswered); RDDP's "
+                + "messages are Sends, or RDMA Writes each with a notifying Send (" + WRITES + "); the p99 ratio is to "
+                + "the socket's" + (results.repeat() > 1 ? "; median of " + results.repeat() + " runs" : "") + "\n");
+        int width = Math.max(all.stream().mapToInt(Compare::width).max().orElse(16), points.stream()
+                .mapToInt(point -> loadLabel(point).length()).max().orElse(0));
         out.append(String.format(Locale.ROOT, "%-" + width + "s %10s %10s %10s %10s %9s%n", "series", "p50", "p99",
                 "p99.9", "max", "p99 ratio"));
         for (Point point : points) {
@@ -632,11 +663,19 @@ public final class Compare {
             Point base = series.baseline == null ? null : results.point(series.baseline, LOAD, point.bytes());
             List<PerfResult.Percentile> distribution = point.percentiles();
             out.append(String.format(Locale.ROOT, "%-" + width + "s %10.1f %10.1f %10.1f %10.1f %9s%n",
-                    point.series(), point.value(), point.p99(), point.p999(), distribution.getLast().usec(),
+                    loadLabel(point), point.value(), point.p99(), point.p999(), distribution.getLast().usec(),
                     base == null ? "" : String.format(Locale.ROOT, "%.2f", point.p99() / base.p99())));
         }
         return out.append('\n').toString();
     }
+
+    /** How the load table and chart name a load point's line: its series, and {@link #WRITES} for Writes. */
+    static String loadLabel(Point point) {
+        return point.kind().equals(WRITE_LOAD) ? point.series() + ", " + WRITES : point.series();
+    }
+
+    /** What a Write load's line is called beside its series. */
+    static final String WRITES = "Writes";
 
     /** Whether {@code each} gets a ratio to the RFC floor, which runs next to it (latency: RDDP over MPA). */
     private static boolean againstFloor(Series each, List<Series> series) {
@@ -667,7 +706,8 @@ public final class Compare {
         String os = System.getProperty("os.name") + " " + System.getProperty("os.arch");
         return results.setup() + (results.sctpStack() == null ? "" : "; SCTP " + results.sctpStack().toLowerCase(
                 Locale.ROOT).replace('_', '-')) + "; network: " + (results.scenario() == null
-                        ? "as it is (no loss or delay added)" : results.scenario()) + tcpCongestionControl() + "; "
+                        ? "as it is (no loss or delay added)" : results.scenario()) + tcpCongestionControl()
+                + ("kernel".equalsIgnoreCase(results.sctpStack()) ? socketBufferCaps() : "") + "; "
                 + Runtime.getRuntime().availableProcessors() + " processors, " + os + ", Java "
                 + Runtime.version().feature() + "; commit " + commit() + ", " + java.time.LocalDate.now(
                         java.time.ZoneOffset.UTC) + "; " + (results.repeat() > 1 ? "median of " + results.repeat()
@@ -682,6 +722,19 @@ public final class Compare {
         try {
             return ", TCP congestion control " + Files.readString(Path.of(
                     "/proc/sys/net/ipv4/tcp_congestion_control")).strip();
+        } catch (IOException | SecurityException e) {
+            return "";
+        }
+    }
+
+    /**
+     * ", socket buffers up to R/W octets" as net.core.rmem_max and wmem_max cap what a socket may ask (Linux), or "":
+     * kernel SCTP does not tune its buffers as TCP does, so over a long round trip its window is what they allow.
+     */
+    static String socketBufferCaps() {
+        try {
+            return ", socket buffers up to " + Files.readString(Path.of("/proc/sys/net/core/rmem_max")).strip() + "/"
+                    + Files.readString(Path.of("/proc/sys/net/core/wmem_max")).strip() + " octets (rmem/wmem_max)";
         } catch (IOException | SecurityException e) {
             return "";
         }
@@ -771,7 +824,7 @@ public final class Compare {
                     Chart.png(each, BANDWIDTH, BANDWIDTH_TITLE + where, "MB/sec", said), written));
             figures.add(chart(folder.resolve("latency" + suffix + ".png"), LATENCY_TITLE + where,
                     Chart.png(each, LATENCY, LATENCY_TITLE + where, "usec (half round trip)", said), written));
-            if (each.points().stream().anyMatch(point -> point.kind().equals(LOAD))) {
+            if (each.points().stream().anyMatch(point -> isLoad(point.kind()))) {
                 String title = LOAD_TITLE + each.load().describe() + where;
                 figures.add(chart(folder.resolve("load" + suffix + ".png"), title, Chart.percentiles(each, title,
                         said), written));
@@ -798,5 +851,5 @@ public final class Compare {
 
     private static final String BANDWIDTH_TITLE = "RDMA Write bandwidth vs message size";
     private static final String LATENCY_TITLE = "Send ping-pong latency vs message size";
-    private static final String LOAD_TITLE = "Round trip by percentile, Sends (TCP: messages) echoed, ";
+    private static final String LOAD_TITLE = "Round trip by percentile, Sends or Writes (TCP: messages) echoed, ";
 }

@@ -197,13 +197,15 @@ final class CompareEnds {
 
     /**
      * The perftest run RDDP's point is: Write bandwidth, Send ping-pong latency, or Sends at an offered load
-     * ({@code send-lat --rate}, {@link Compare.Load#WINDOW} deep on both sides), at one size.
+     * ({@code send-lat --rate}, {@link Compare.Load#WINDOW} deep on both sides), or Writes with their notifying Sends
+     * ({@code write-lat --rate}), at one size.
      */
     static PerfSession.Settings settings(Task task, Transports transports) {
         if (task.load()) {
-            return new PerfSession.Settings(Test.SEND_LAT, List.of(task.size()), (int) task.iterations(), 0,
-                    Compare.Load.WINDOW, Compare.Load.WINDOW, 1, false, TIMEOUT, PerfSession.Settings.CQ_MOD, 1,
-                    task.rate());
+            Test test = task.writes() ? Test.WRITE_LAT : Test.SEND_LAT;
+            return new PerfSession.Settings(test, List.of(task.size()), (int) task.iterations(), 0,
+                    org.rddp.cli.perftest.PerfCommand.loadTxDepth(test), Compare.Load.WINDOW, 1, false, TIMEOUT,
+                    PerfSession.Settings.CQ_MOD, 1, task.rate());
         }
         return task.bandwidth()
                 ? new PerfSession.Settings(Test.WRITE_BW, List.of(task.size()), (int) task.iterations(), 0,

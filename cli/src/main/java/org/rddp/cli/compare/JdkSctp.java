@@ -100,10 +100,32 @@ final class JdkSctp {
     }
 
     private static SctpChannel sized(SctpChannel channel) throws IOException {
-        channel.setOption(SctpStandardSocketOptions.SO_SNDBUF, SEND_BUFFER);
-        channel.setOption(SctpStandardSocketOptions.SO_RCVBUF, RECEIVE_BUFFER);
+        if (grows(SEND_BUFFER, false)) {
+            channel.setOption(SctpStandardSocketOptions.SO_SNDBUF, SEND_BUFFER);
+        }
+        if (grows(RECEIVE_BUFFER, true)) {
+            channel.setOption(SctpStandardSocketOptions.SO_RCVBUF, RECEIVE_BUFFER);
+        }
         channel.setOption(SctpStandardSocketOptions.SCTP_NODELAY, true);
         return channel;
+    }
+
+    /**
+     * Whether asking for an SCTP socket buffer of {@code size} octets ({@code receive} or send) makes it larger than
+     * the kernel's default for SCTP sockets, as RDDP's kernel backend asks (Linux caps the request at
+     * {@code net.core.rmem_max} or {@code wmem_max} and doubles it; the default is {@code net.sctp.sctp_rmem}'s or
+     * {@code sctp_wmem}'s middle value): the baselines get the buffers RDDP gets.
+     */
+    static boolean grows(int size, boolean receive) {
+        try {
+            long cap = Long.parseLong(java.nio.file.Files.readString(java.nio.file.Path.of("/proc/sys/net/core",
+                    receive ? "rmem_max" : "wmem_max")).trim());
+            long standard = Long.parseLong(java.nio.file.Files.readString(java.nio.file.Path.of("/proc/sys/net/sctp",
+                    receive ? "sctp_rmem" : "sctp_wmem")).trim().split("\\s+")[1]);
+            return 2 * Math.min(size, cap) > standard;
+        } catch (IOException | NumberFormatException | ArrayIndexOutOfBoundsException | SecurityException e) {
+            return true; // no such files: ask
+        }
     }
 
     /** The largest message sent towards {@code peer}: one that leaves in one packet, at most 16 KiB. */

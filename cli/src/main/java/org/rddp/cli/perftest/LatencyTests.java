@@ -6,6 +6,7 @@ import java.time.Duration;
 import org.rddp.cli.Completions;
 import org.rddp.cli.PeerException;
 import org.rddp.cli.perftest.PerfSession.DataQp;
+import org.rddp.cli.perftest.Perftest.Test;
 import org.rddp.work.QpState;
 import org.rddp.work.WorkOpcode;
 import org.rddp.verbs.PostStatus;
@@ -80,11 +81,14 @@ final class LatencyTests {
         return latency(size, posted);
     }
 
-    /** Send ping-pong: the client sends first; each side answers a receive with a Send. */
+    /**
+     * Send ping-pong: the client sends first; each side answers a receive with a Send. Under {@code write-lat
+     * --rate} each message is an RDMA Write and a Send of no data behind it that tells the peer it is placed
+     * ({@link #message}).
+     */
     PerfResult.Latency sendLatency(int size) throws PeerException {
         DataQp data = s.qps.getFirst();
-        SendWorkRequest send = new SendWorkRequest(1).opcode(WorkOpcode.SEND).signaled(true)
-                .sge(0, data.buffer, 0, size);
+        SendWorkRequest[] message = message(data, size);
         ReceiveWorkRequest receive = new ReceiveWorkRequest(1).sge(0, data.buffer, s.half, size);
         int iterations = s.settings.iterations();
         long[] posted = new long[iterations];
@@ -100,11 +104,35 @@ final class LatencyTests {
             }
             if (sent < iterations) {
                 posted[sent] = System.nanoTime();
-                postWhenRoom(data, send, sent);
+                for (SendWorkRequest each : message) {
+                    postWhenRoom(data, each, sent);
+                }
                 sent++;
             }
         }
         return latency(size, posted);
+    }
+
+    /**
+     * What one message of a Send test posts: a Send of {@code size} octets; or, for {@code write-lat} under a load,
+     * an unsignaled RDMA Write of {@code size} octets into the peer's half and a signaled Send of no data behind it,
+     * whose arrival tells the peer the Write is placed (RFC 5040 §5.5: a Send completes after what was sent before it
+     * on the stream is placed).
+     */
+    private SendWorkRequest[] message(DataQp data, int size) {
+        if (!writes()) {
+            return new SendWorkRequest[] {new SendWorkRequest(1).opcode(WorkOpcode.SEND).signaled(true)
+                    .sge(0, data.buffer, 0, size)};
+        }
+        return new SendWorkRequest[] {
+            new SendWorkRequest(1).opcode(WorkOpcode.RDMA_WRITE).signaled(false).sge(0, data.buffer, 0, size)
+                    .remote(data.remote.rkey(), data.remote.vaddr()),
+            new SendWorkRequest(1).opcode(WorkOpcode.SEND).signaled(true).noSge()};
+    }
+
+    /** Whether messages are Writes with a notifying Send ({@code write-lat --rate}), not Sends. */
+    private boolean writes() {
+        return s.test == Test.WRITE_LAT;
     }
 
     /**
@@ -131,17 +159,17 @@ final class LatencyTests {
      * Send at an offered load, the client's side: a Send of {@code size} octets falls due every 1/{@code rate} s and
      * is posted then, whatever the echoes do, as long as fewer than the tx and rx depths are in flight (the server
      * answers each as in {@link #sendLatency}); each round trip is timed from the post to its echo's receive
-     * completion. A Send held back by a full window is timed from when it fell due: its wait is part of what the
-     * load costs (no coordinated omission). Between Sends it sleeps, woken by a completion or when the next falls
-     * due; one due within a millisecond (a loop poller's grain) it waits for busily. Whole round trips, not halves.
+     * completion. A Send held back by a full window is timed from when it fell due: its wait is part of what the load
+     * costs (no coordinated omission). Between Sends it sleeps, woken by a completion or when the next falls due; one
+     * due within a millisecond (a loop poller's grain) it waits for busily. Whole round trips, not halves. Under
+     * {@code write-lat} each message is a Write and its notifying Send ({@link #message}), each way.
      */
     PerfResult.Latency sendLoad(int size, int rate) throws PeerException {
         DataQp data = s.qps.getFirst();
-        SendWorkRequest send = new SendWorkRequest(1).opcode(WorkOpcode.SEND).signaled(true)
-                .sge(0, data.buffer, 0, size);
+        SendWorkRequest[] message = message(data, size);
         ReceiveWorkRequest receive = new ReceiveWorkRequest(1).sge(0, data.buffer, s.half, size);
         int iterations = s.settings.iterations();
-        int window = Math.min(s.txDepth, s.rxDepth);
+        int window = Math.max(1, Math.min(s.txDepth / message.length, s.rxDepth));
         double period = 1e9 / rate;
         long[] posted = new long[iterations];
         long[] took = new long[iterations];
@@ -157,7 +185,7 @@ final class LatencyTests {
                     break;
                 }
                 posted[sent] = held ? due(start, period, sent) : now;
-                s.post(data, send, "Send", sent);
+                s.post(data, message, message.length, writes() ? "RDMA Write and Send" : "Send", sent);
                 sent++;
                 now = System.nanoTime();
             }
@@ -190,12 +218,14 @@ final class LatencyTests {
      */
     private void received(DataQp data, ReceiveWorkRequest receive, WorkCompletion completion, int size, int number,
             int iterations) throws PeerException {
-        if (completion.byteLength() != size) {
-            throw new PeerException("received a Send of " + completion.byteLength() + " octets, not " + size
-                    + ": give both sides the same size");
+        int expected = writes() ? 0 : size; // a Write's notification carries no data
+        if (completion.byteLength() != expected) {
+            throw new PeerException("received a Send of " + completion.byteLength() + " octets, not " + expected
+                    + ": give both sides the same test, size and --rate");
         }
         if (s.settings.verify()) {
-            PerfSession.verify(data.buffer.memory().asSlice(s.half, size), 0, "Send " + number);
+            PerfSession.verify(data.buffer.memory().asSlice(s.half, size), 0, (writes() ? "RDMA Write " : "Send ")
+                    + number);
         }
         if (data.receivesPosted < iterations) {
             data.qp.postReceive(receive);

@@ -82,7 +82,9 @@ public final class PerfCommand implements Callable<Integer> {
 
     @Option(names = "--rate", defaultValue = "0", description = "send-lat client: offer this many Sends a second, "
             + "each posted when due whatever the echoes do (up to the tx depth in flight, 128 by default then), and "
-            + "report whole round trips timed from when each fell due; default: ping-pong, one at a time")
+            + "report whole round trips timed from when each fell due; default: ping-pong, one at a time. write-lat "
+            + "(both sides): the same with an RDMA Write and a Send of no data behind it, which tells the peer it is "
+            + "placed, for each message each way")
     int rate;
 
     @Option(names = "--verify", description = "check the data that lands (both sides rddp with --verify)")
@@ -288,8 +290,14 @@ public final class PerfCommand implements Callable<Integer> {
             throw new IllegalArgumentException("give -n or -D, not both");
         }
         return new PerfSession.Settings(test, sizes, count, runSeconds,
-                txDepth != null ? txDepth : rate > 0 ? LOAD_WINDOW : test.defaultTxDepth(),
-                rxDepth != null ? rxDepth : test.defaultRxDepth(), qps, verify, Duration.ofSeconds(timeoutSeconds),
+                txDepth != null ? txDepth : rate > 0 ? loadTxDepth(test) : test.defaultTxDepth(),
+                rxDepth != null ? rxDepth : rate > 0 ? Math.max(LOAD_WINDOW, test.defaultRxDepth())
+                        : test.defaultRxDepth(), qps, verify, Duration.ofSeconds(timeoutSeconds),
                 posting.cqMod, posting.postList, rate);
+    }
+
+    /** The tx depth for {@link #LOAD_WINDOW} messages in flight: write-lat's take two work requests each. */
+    public static int loadTxDepth(Test test) {
+        return test == Test.WRITE_LAT ? 2 * LOAD_WINDOW : LOAD_WINDOW;
     }
 }

@@ -87,7 +87,8 @@ public final class PerfSession {
      * @param postList   bandwidth clients: work requests posted per call (perftest's {@code --post-list})
      * @param rate       {@code send-lat} clients: Sends offered a second, each on its schedule whatever the echoes
      *                   do (at most the tx and rx depths in flight), and the round trip of each timed from when it
-     *                   was due; 0: ping-pong, one at a time, as perftest
+     *                   was due; 0: ping-pong, one at a time, as perftest. {@code write-lat} (both sides): the same
+     *                   with an RDMA Write and a notifying Send of no data for each message, each way
      */
     public record Settings(Test test, List<Integer> sizes, int iterations, int seconds, int txDepth, int rxDepth,
             int qps, boolean verify, Duration timeout, int cqMod, int postList, int rate) {
@@ -110,8 +111,8 @@ public final class PerfSession {
             if (cqMod < 1 || postList < 1) {
                 throw new IllegalArgumentException("--cq-mod and --post-list are at least 1");
             }
-            if (rate < 0 || (rate > 0 && test != Test.SEND_LAT)) {
-                throw new IllegalArgumentException("an offered rate is for send-lat, and positive");
+            if (rate < 0 || (rate > 0 && test != Test.SEND_LAT && test != Test.WRITE_LAT)) {
+                throw new IllegalArgumentException("an offered rate is for send-lat and write-lat, and positive");
             }
             sizes = List.copyOf(sizes);
             if (iterations < 0 || seconds < 0 || (iterations == 0) == (seconds == 0)) {
@@ -197,7 +198,9 @@ public final class PerfSession {
         pd = device.allocateProtectionDomain();
         control = new ControlChannel(pd, arena, client, settings.timeout());
         int n = settings.qps();
-        cq = device.createCompletionQueue(n * (txDepth + rxDepth + 8));
+        // under a load a consumer looking for receives leaves the Sends' completions behind them: up to a receive
+        // queue's worth more than the depths (slots free as work completes, before its completion is polled)
+        cq = device.createCompletionQueue(n * (txDepth + rxDepth + 8 + (settings.rate() > 0 ? rxDepth : 0)));
         completions = new Completions(cq, settings.timeout());
     }
 
@@ -341,6 +344,10 @@ public final class PerfSession {
             case WRITE_BW, READ_BW -> bandwidthTests.rdmaBandwidth(results);
             case SEND_BW -> bandwidthTests.sendBandwidth(results);
             case WRITE_LAT -> {
+                if (settings.rate() > 0) { // Writes, each with a notifying Send: run as send-lat
+                    sendSequence(results);
+                    break;
+                }
                 handshake();
                 exchangeDests();
                 exchangeDests();
@@ -363,18 +370,7 @@ public final class PerfSession {
                     control.exchange(qps.getFirst().mine.encode(), "the client's end of its Reads", WHILE_PEER_RUNS);
                 }
             }
-            default -> { // SEND_LAT
-                exchangeDests();
-                handshake();
-                exchangeDests();
-                for (int size : settings.sizes()) {
-                    postReceives(size);
-                    handshake();
-                    results.accept(client && settings.rate() > 0 ? latencyTests.sendLoad(size, settings.rate())
-                            : latencyTests.sendLatency(size));
-                }
-                handshake();
-            }
+            default -> sendSequence(results); // SEND_LAT
         }
         List<QueuePair> closing = new ArrayList<>();
         for (DataQp data : qps) {
@@ -424,6 +420,20 @@ public final class PerfSession {
 
     // ---------------------------------------------------------------------------------------------------------
     // bandwidth
+
+    /** send-lat's sequence (and write-lat's under a load): receives posted, then ping-pong or the load per size. */
+    private void sendSequence(Consumer<PerfResult> results) throws PeerException {
+        exchangeDests();
+        handshake();
+        exchangeDests();
+        for (int size : settings.sizes()) {
+            postReceives(size);
+            handshake();
+            results.accept(client && settings.rate() > 0 ? latencyTests.sendLoad(size, settings.rate())
+                    : latencyTests.sendLatency(size));
+        }
+        handshake();
+    }
 
     void postReceives(int size) {
         ReceiveWorkRequest receive = new ReceiveWorkRequest(1);

@@ -268,10 +268,11 @@ class CompareCommandTest {
         Set<String> loaded = new HashSet<>();
         for (JsonNode point : json.get("points")) {
             assertThat(point.get("scenario").asText()).isIn("loss 0", "loss 0.01");
-            if (!point.get("kind").asText().equals("load")) {
+            if (!point.get("kind").asText().endsWith("load")) {
                 continue;
             }
-            loaded.add(point.get("series").asText() + " / " + point.get("scenario").asText());
+            loaded.add(point.get("series").asText() + " / " + point.get("kind").asText() + " / "
+                    + point.get("scenario").asText());
             assertThat(point.get("bytes").asInt()).isEqualTo(512);
             assertThat(point.get("iterations").asLong()).isEqualTo(500); // 2000 a second for a quarter second
             double p50 = point.get("value").asDouble();
@@ -285,8 +286,10 @@ class CompareCommandTest {
             assertThat(point.get("percentiles").get(point.get("percentiles").size() - 1).get("percent").asDouble())
                     .isEqualTo(100);
         }
-        assertThat(loaded).containsExactlyInAnyOrder("TCP socket / loss 0", "RDDP over MPA / loss 0",
-                "TCP socket / loss 0.01", "RDDP over MPA / loss 0.01");
+        assertThat(loaded).containsExactlyInAnyOrder("TCP socket / load / loss 0", "RDDP over MPA / load / loss 0",
+                "RDDP over MPA / write-load / loss 0", "TCP socket / load / loss 0.01",
+                "RDDP over MPA / load / loss 0.01", "RDDP over MPA / write-load / loss 0.01");
+        assertThat(run.out()).containsPattern("RDDP over MPA, Writes +[0-9.]+ ");
         for (String chart : List.of("load-loss-0.png", "load-loss-0.01.png", "bandwidth-loss-0.01.png",
                 "scenarios-bandwidth.png", "scenarios-load.png")) {
             BufferedImage image = ImageIO.read(out.resolve(chart).toFile());

@@ -32,6 +32,13 @@ class CompareLoadTest {
                 "1..1000000");
         assertThatThrownBy(() -> Compare.Task.parse("SCTP_SOCKET load 1024 100 10")).hasMessageContaining(
                 "is not measured under a load");
+        // RDMA Writes with their notifying Sends: RDDP's series only, with a rate
+        assertThat(Compare.Task.parse("RDDP_MPA write-load 1024 100 10").writes()).isTrue();
+        assertThat(Compare.Task.parse("RDDP_SCTP write-load 1024 100 10").load()).isTrue();
+        assertThatThrownBy(() -> Compare.Task.parse("TCP_SOCKET write-load 1024 100 10")).hasMessageContaining(
+                "is not measured under a write-load");
+        assertThatThrownBy(() -> Compare.Task.parse("RDDP_MPA write-load 1024 100")).hasMessageContaining(
+                "a load offers");
         assertThatThrownBy(() -> Compare.Task.parse("RDDP_MPA load 1024 100 x")).hasMessageContaining(
                 "are numbers");
         assertThatThrownBy(() -> new Compare.Load(1024, 0, 1)).isInstanceOf(IllegalArgumentException.class);

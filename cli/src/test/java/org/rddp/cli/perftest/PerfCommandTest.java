@@ -19,13 +19,19 @@ class PerfCommandTest {
 
     /** Runs {@code command} as server and as client (on loopback, a free port); returns {server, client}. */
     static Run[] pair(String command, List<String> serverArgs, List<String> clientArgs) throws Exception {
+        return pair(command, serverArgs, command, clientArgs);
+    }
+
+    /** A server running {@code serverCommand} and a client running {@code clientCommand} against it. */
+    static Run[] pair(String serverCommand, List<String> serverArgs, String clientCommand, List<String> clientArgs)
+            throws Exception {
         String port = Integer.toString(InProcess.freePort());
         CompletableFuture<Void> listening = new CompletableFuture<>();
         CompletableFuture<Run> server = CompletableFuture.supplyAsync(() -> InProcess.rddp(listening,
-                Stream.of(List.of(command, "-B", "127.0.0.1", "-p", port), serverArgs).flatMap(List::stream)
+                Stream.of(List.of(serverCommand, "-B", "127.0.0.1", "-p", port), serverArgs).flatMap(List::stream)
                         .toArray(String[]::new)));
         listening.get(60, TimeUnit.SECONDS);
-        Run client = InProcess.rddp(Stream.of(List.of(command, "127.0.0.1", "-p", port), clientArgs)
+        Run client = InProcess.rddp(Stream.of(List.of(clientCommand, "127.0.0.1", "-p", port), clientArgs)
                 .flatMap(List::stream).toArray(String[]::new));
         return new Run[] {server.get(120, TimeUnit.SECONDS), client};
     }
@@ -180,9 +186,36 @@ class PerfCommandTest {
         assertThat(Long.parseLong(rows(runs[0]).getFirst()[1])).isEqualTo(3000); // the server answered every one
     }
 
+    @ParameterizedTest(name = "over {0}")
+    @CsvSource({"mpa", "sctp"})
+    void writesAtAnOfferedRateEachToldByASendAndAnsweredInKind(String transport) throws Exception {
+        // both sides write-lat --rate (the server's rate says only how to answer); its send queue (4: two Writes with
+        // their Sends) is shallower than the client's window, and --verify checks each Write landed before its Send
+        Run[] runs = pair("write-lat", List.of("-t", transport, "-s", "4096", "-n", "2000", "--tx-depth", "4",
+                "--rate", "1", "--verify"), List.of("-t", transport, "-s", "4096", "-n", "2000", "--rate", "20000",
+                "--verify"));
+        assertSucceeded(runs);
+        assertThat(runs[1].out()).contains(" TX depth        : 256");
+        List<String[]> client = rows(runs[1]);
+        assertThat(client).hasSize(1);
+        assertThat(Long.parseLong(client.getFirst()[1])).isEqualTo(2000);
+        assertThat(Double.parseDouble(client.getFirst()[2])).isPositive()
+                .isLessThanOrEqualTo(Double.parseDouble(client.getFirst()[4]));
+        assertThat(Long.parseLong(rows(runs[0]).getFirst()[1])).isEqualTo(2000); // the server answered every one
+    }
+
+    @Test
+    void aWriteLoadAgainstASendServerIsToldWhy() throws Exception {
+        Run[] runs = pair("send-lat", List.of("-s", "512", "-n", "100", "--timeout", "5"), "write-lat", List.of("-s",
+                "512", "-n", "100", "--timeout", "5", "--rate", "1000"));
+        assertThat(runs[0].status()).isEqualTo(1);
+        assertThat(runs[0].err()).contains("received a Send of 0 octets, not 512: give both sides the same test");
+    }
+
     @Test
     void usageErrorsAreRefused() {
-        assertThat(InProcess.rddp("write-bw", "--rate", "10").err()).contains("an offered rate is for send-lat");
+        assertThat(InProcess.rddp("write-bw", "--rate", "10").err())
+                .contains("an offered rate is for send-lat and write-lat");
         assertThat(InProcess.rddp("write-bw", "-s", "64", "-a").err()).contains("give -s or -a, not both");
         assertThat(InProcess.rddp("write-lat", "-D", "3").err()).contains("a duration is for bandwidth tests");
         assertThat(InProcess.rddp("read-lat", "-q", "2").err()).contains("latency tests run one queue pair");

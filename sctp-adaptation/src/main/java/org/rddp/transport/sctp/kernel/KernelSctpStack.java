@@ -266,10 +266,10 @@ public final class KernelSctpStack implements SctpStack {
                 events.set(java.lang.foreign.ValueLayout.JAVA_BYTE, Native.EVENT_SHUTDOWN, (byte) 1);
                 events.set(java.lang.foreign.ValueLayout.JAVA_BYTE, Native.EVENT_ADAPTATION, (byte) 1);
                 setsockopt(fd, state, Posix.IPPROTO_SCTP, Native.SCTP_EVENTS, events, "events");
-                setsockopt(fd, state, Posix.SOL_SOCKET, Posix.SO_SNDBUF, Posix.intValue(arena, SEND_BUFFER),
-                        "send buffer");
-                setsockopt(fd, state, Posix.SOL_SOCKET, Posix.SO_RCVBUF, Posix.intValue(arena, RECEIVE_BUFFER),
-                        "receive buffer");
+                // no autotuning in kernel SCTP: the receive buffer is the window (half of it), the send buffer what
+                // may be in flight; capped by net.core.rmem_max and wmem_max (docs/transports.md)
+                Posix.growBuffer(state, fd, Posix.SO_SNDBUF, SEND_BUFFER);
+                Posix.growBuffer(state, fd, Posix.SO_RCVBUF, RECEIVE_BUFFER);
                 return fd;
             } catch (IOException | RuntimeException e) {
                 closeQuietly(fd);
