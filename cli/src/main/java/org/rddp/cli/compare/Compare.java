@@ -108,6 +108,11 @@ public final class Compare {
 
         /** Whether it is also measured under a load of RDMA Writes, each with a notifying Send (RDDP). */
         boolean writesUnderLoad() {
+            return rddp();
+        }
+
+        /** Whether it is RDDP's, over MPA or SCTP: queue pairs, so also measured with many of them. */
+        boolean rddp() {
             Series measured = measured();
             return measured == RDDP_MPA || measured == RDDP_SCTP;
         }
@@ -137,9 +142,11 @@ public final class Compare {
      * @param sctpStack         the SCTP backend, or null when SCTP is not run
      * @param load              the offered load to time round trips at, or null for none
      * @param scenario          the network's conditions as set for this plan (loss, delay …), or null: as it is
+     * @param many              how many queue pairs RDDP's series are also measured with, or null for none
      */
     record Plan(List<Integer> sizes, long bandwidthBytes, double secondsPerPoint, int latencyIterations,
-            int latencyMax, int repeat, List<Series> series, SctpStack sctpStack, Load load, String scenario) {
+            int latencyMax, int repeat, List<Series> series, SctpStack sctpStack, Load load, String scenario,
+            Many many) {
         Plan {
             sizes = List.copyOf(sizes);
             series = List.copyOf(series);
@@ -148,17 +155,17 @@ public final class Compare {
             }
         }
 
-        /** Without a load, on the network as it is. */
+        /** Without a load or many queue pairs, on the network as it is. */
         Plan(List<Integer> sizes, long bandwidthBytes, double secondsPerPoint, int latencyIterations,
                 int latencyMax, int repeat, List<Series> series, SctpStack sctpStack) {
             this(sizes, bandwidthBytes, secondsPerPoint, latencyIterations, latencyMax, repeat, series, sctpStack,
-                    null, null);
+                    null, null, null);
         }
 
         /** The same plan under {@code scenario}. */
         Plan under(String scenario) {
             return new Plan(sizes, bandwidthBytes, secondsPerPoint, latencyIterations, latencyMax, repeat, series,
-                    sctpStack, load, scenario);
+                    sctpStack, load, scenario, many);
         }
 
         /** Messages of a bandwidth point of {@code size} octets, given the warm-up's rate in octets a second. */
@@ -197,19 +204,90 @@ public final class Compare {
     }
 
     /**
-     * One measurement to make, as the initiator asks the responder for it: a series, bandwidth, latency or load, a
-     * size, messages (bandwidth, load) or round trips (latency), and for a load the messages offered a second.
+     * What a point of many queue pairs adds to its Write bandwidth (the median of its runs): how many, how fast they
+     * came up one after another, and what each added to the initiator's process (both ends' when it runs both) from
+     * before its first data connection until the last was up, its memory registered.
+     *
+     * @param count             queue pairs
+     * @param setupPerSecond    data connections set up a second
+     * @param threadsEach       threads added, per queue pair
+     * @param residentOctetsEach resident memory added, per queue pair (NaN where the system does not say)
+     * @param directOctetsEach  direct buffers' memory added, per queue pair
      */
-    record Task(Series series, String kind, int size, long iterations, int rate) {
+    record QueuePairs(int count, double setupPerSecond, double threadsEach, double residentOctetsEach,
+            double directOctetsEach) {
+        /** The median of {@code results}' setups, each figure on its own. */
+        static QueuePairs of(int count, List<PerfResult.Scale> results) {
+            return new QueuePairs(count, median(results, setup -> setup.qps() / (setup.nanos() / 1e9)),
+                    median(results, setup -> (setup.after().threads() - setup.before().threads())
+                            / (double) setup.qps()),
+                    median(results, setup -> setup.before().residentOctets() < 0 ? Double.NaN
+                            : (setup.after().residentOctets() - setup.before().residentOctets())
+                                    / (double) setup.qps()),
+                    median(results, setup -> (setup.after().directOctets() - setup.before().directOctets())
+                            / (double) setup.qps()));
+        }
+
+        private static double median(List<PerfResult.Scale> results,
+                java.util.function.ToDoubleFunction<org.rddp.cli.perftest.PerfSession.Setup> figure) {
+            return PerfResult.median(results.stream().mapToDouble(result -> figure.applyAsDouble(result.setup()))
+                    .toArray());
+        }
+    }
+
+    /**
+     * Many queue pairs to one peer: for each of {@code counts}, that many set up one after another, then RDMA Writes
+     * of {@code size} octets on all of them, {@code messages} in all (each queue pair at least 100).
+     */
+    record Many(List<Integer> counts, int size, long messages) {
+        /** Messages a point moves in all by default. */
+        static final long MESSAGES = 200_000;
+
+        Many {
+            counts = List.copyOf(counts);
+            if (counts.isEmpty() || counts.stream().anyMatch(n -> n < 1 || n > Task.MAX_QPS
+                    || (long) n * size > Task.MAX_QP_OCTETS) || size < 1 || size > Perftest.MAX_SIZE || messages < 1) {
+                throw new IllegalArgumentException("queue pairs are 1.." + Task.MAX_QPS + ", messages 1.."
+                        + Perftest.MAX_SIZE + " octets, at most " + (Task.MAX_QP_OCTETS >> 20) + " MiB on all");
+            }
+        }
+
+        /** What each of {@code qps} queue pairs moves: its share, at least 100, at most what a point may move. */
+        long iterations(int qps) {
+            return Math.min(Math.max(100, messages / qps), Task.MAX_ITERATIONS / qps);
+        }
+    }
+
+    /**
+     * One measurement to make, as the initiator asks the responder for it: a series, bandwidth, latency, load or many
+     * queue pairs, a size, messages (bandwidth, load; for many queue pairs, each one's) or round trips (latency), for
+     * a load the messages offered a second, and how many queue pairs (1 but for {@link #QPS}).
+     */
+    record Task(Series series, String kind, int size, long iterations, int rate, int qps) {
         /** The most messages or round trips one point may ask for. */
         static final long MAX_ITERATIONS = 10_000_000;
         /** The most messages a second a load may offer. */
         static final int MAX_RATE = 1_000_000;
+        /** The most queue pairs one point may ask a responder for (each holds its buffers and a connection). */
+        static final int MAX_QPS = 1000;
+        /** The most octets of messages all of a point's queue pairs may ask for (each registers twice its size). */
+        static final long MAX_QP_OCTETS = 64L << 20;
 
         Task {
-            if (!kind.equals(BANDWIDTH) && !kind.equals(LATENCY) && !isLoad(kind)) {
-                throw new IllegalArgumentException("a measure is " + BANDWIDTH + ", " + LATENCY + ", " + LOAD + " or "
-                        + WRITE_LOAD + ", not " + kind);
+            if (!kind.equals(BANDWIDTH) && !kind.equals(LATENCY) && !isLoad(kind) && !kind.equals(QPS)) {
+                throw new IllegalArgumentException("a measure is " + BANDWIDTH + ", " + LATENCY + ", " + LOAD + ", "
+                        + WRITE_LOAD + " or " + QPS + ", not " + kind);
+            }
+            if (kind.equals(QPS) ? qps < 1 || qps > MAX_QPS || iterations * qps > MAX_ITERATIONS : qps != 1) {
+                throw new IllegalArgumentException("many queue pairs are 1.." + MAX_QPS + ", at most " + MAX_ITERATIONS
+                        + " messages in all, and only " + QPS + " has more than one, not " + qps);
+            }
+            if (kind.equals(QPS) && !series.rddp()) {
+                throw new IllegalArgumentException(series.label + " has no queue pairs");
+            }
+            if (kind.equals(QPS) && (long) qps * size > MAX_QP_OCTETS) {
+                throw new IllegalArgumentException(qps + " queue pairs of " + size + " octets are more than "
+                        + (MAX_QP_OCTETS >> 20) + " MiB of messages");
             }
             if (size < 1 || size > Perftest.MAX_SIZE) {
                 throw new IllegalArgumentException("size " + size + " outside 1.." + Perftest.MAX_SIZE);
@@ -231,6 +309,16 @@ public final class Compare {
             this(series, kind, size, iterations, 0);
         }
 
+        /** One queue pair. */
+        Task(Series series, String kind, int size, long iterations, int rate) {
+            this(series, kind, size, iterations, rate, 1);
+        }
+
+        /** Write bandwidth over {@code qps} queue pairs, set up one after another, each moving its share. */
+        boolean scale() {
+            return kind.equals(QPS);
+        }
+
         boolean bandwidth() {
             return kind.equals(BANDWIDTH);
         }
@@ -245,16 +333,20 @@ public final class Compare {
             return kind.equals(WRITE_LOAD);
         }
 
-        /** As the control connection carries it: {@code SERIES kind size iterations}, and a load's rate. */
+        /**
+         * As the control connection carries it: {@code SERIES kind size iterations}, and a load's rate or how many
+         * queue pairs.
+         */
         String encode() {
-            return series.name() + " " + kind + " " + size + " " + iterations + (load() ? " " + rate : "");
+            return series.name() + " " + kind + " " + size + " " + iterations + (load() ? " " + rate : "")
+                    + (scale() ? " " + qps : "");
         }
 
         /** The inverse of {@link #encode}; anything else is an {@link IllegalArgumentException} saying what. */
         static Task parse(String text) {
             String[] words = text.trim().split(" +");
             if (words.length != 4 && words.length != 5) {
-                throw new IllegalArgumentException("a point is SERIES KIND SIZE ITERATIONS [RATE], not '" + text
+                throw new IllegalArgumentException("a point is SERIES KIND SIZE ITERATIONS [RATE|QPS], not '" + text
                         + "'");
             }
             Series series;
@@ -265,8 +357,10 @@ public final class Compare {
                         + java.util.Arrays.toString(Series.values()));
             }
             try {
+                int last = words.length == 5 ? Integer.parseInt(words[4]) : 0;
+                boolean many = words[1].equals(QPS);
                 return new Task(series, words[1], Integer.parseInt(words[2]), Long.parseLong(words[3]),
-                        words.length == 5 ? Integer.parseInt(words[4]) : 0);
+                        many ? 0 : last, many ? last : 1);
             } catch (NumberFormatException e) {
                 throw new IllegalArgumentException("size, iterations and rate are numbers, not '"
                         + String.join(" ", java.util.Arrays.asList(words).subList(2, words.length)) + "'");
@@ -291,10 +385,18 @@ public final class Compare {
      */
     record Point(String series, String kind, int bytes, long iterations, double value, double min, double max,
             String unit, List<Double> runs, Double messageRateMpps, Double busyCores, Double p99, Double p999,
-            List<PerfResult.Percentile> percentiles, String scenario) {
+            List<PerfResult.Percentile> percentiles, String scenario, QueuePairs queuePairs) {
         Point {
             runs = List.copyOf(runs);
             percentiles = percentiles == null ? null : List.copyOf(percentiles);
+        }
+
+        /** Not one of many queue pairs. */
+        Point(String series, String kind, int bytes, long iterations, double value, double min, double max,
+                String unit, List<Double> runs, Double messageRateMpps, Double busyCores, Double p99, Double p999,
+                List<PerfResult.Percentile> percentiles, String scenario) {
+            this(series, kind, bytes, iterations, value, min, max, unit, runs, messageRateMpps, busyCores, p99, p999,
+                    percentiles, scenario, null);
         }
 
         /** A bandwidth or latency point. */
@@ -373,6 +475,12 @@ public final class Compare {
      * placed, and answered in kind (RDDP only: {@code write-lat --rate}).
      */
     static final String WRITE_LOAD = "write-load";
+
+    /**
+     * Write bandwidth over many queue pairs to one peer, set up one after another (RDDP only: {@code write-bw -q N}):
+     * how fast they come up, what each costs this process, what they move together.
+     */
+    static final String QPS = "qps";
 
     /** Whether {@code kind} is one measured under an offered load. */
     static boolean isLoad(String kind) {
@@ -470,6 +578,16 @@ public final class Compare {
                             .add(measure.run(new Task(series, kind, load.size(), load.iterations(), load.rate())));
                 }
             }
+            Many many = plan.many();
+            for (Series series : plan.series()) {
+                for (int qps : many == null || !series.rddp() ? List.<Integer>of() : many.counts()) {
+                    progress.accept(String.format(Locale.ROOT, "compare:%s %s, %,d queue pairs, %d octets",
+                            plan.repeat() > 1 ? " run " + run + " of " + plan.repeat() + "," : "", series.label, qps,
+                            many.size()));
+                    measured.computeIfAbsent(key(series, QPS, many.size()) + " " + qps, k -> new ArrayList<>())
+                            .add(measure.run(new Task(series, QPS, many.size(), many.iterations(qps), 0, qps)));
+                }
+            }
         }
         List<Point> points = new ArrayList<>();
         measured.forEach((key, results) -> points.add(point(key, results, busy.get(key), plan.scenario())));
@@ -522,6 +640,17 @@ public final class Compare {
     private static Point point(String key, List<PerfResult> results, List<Double> busy, String scenario) {
         String[] words = key.split(" ");
         Series series = Series.valueOf(words[0]);
+        if (words[1].equals(QPS)) { // SERIES qps SIZE COUNT
+            List<PerfResult.Scale> scales = results.stream().map(PerfResult.Scale.class::cast).toList();
+            double[] values = scales.stream().mapToDouble(scale -> scale.bandwidth().averageMbps()).toArray();
+            return new Point(series.label, QPS, Integer.parseInt(words[2]), results.stream()
+                    .mapToLong(PerfResult::iterations).max().orElse(0), PerfResult.median(values),
+                    java.util.Arrays.stream(values).min().orElse(Double.NaN), java.util.Arrays.stream(values).max()
+                            .orElse(Double.NaN), "MB/sec (all queue pairs)", java.util.Arrays.stream(values).boxed()
+                            .toList(), PerfResult.median(scales.stream().mapToDouble(scale -> scale.bandwidth()
+                                    .messageRateMpps()).toArray()), null, null, null, null, scenario,
+                    QueuePairs.of(Integer.parseInt(words[3]), scales));
+        }
         boolean bandwidth = words[1].equals(BANDWIDTH);
         double[] values = results.stream().mapToDouble(result -> bandwidth
                 ? ((PerfResult.Bandwidth) result).averageMbps() : ((PerfResult.Latency) result).typicalUsec())
@@ -669,6 +798,32 @@ public final class Compare {
         return out.append('\n').toString();
     }
 
+    /**
+     * The points of many queue pairs as a table: per series and count, how fast the data connections came up one
+     * after another, the Write bandwidth of all together, and what each queue pair added to this process; empty
+     * without them.
+     */
+    static String queuePairTable(Results results) {
+        List<Point> points = results.points().stream().filter(point -> point.queuePairs() != null).toList();
+        if (points.isEmpty()) {
+            return "";
+        }
+        StringBuilder out = new StringBuilder("Many queue pairs to one peer, set up one after another, then RDMA Writes"
+                + " of " + String.format(Locale.ROOT, "%,d", points.getFirst().bytes()) + " octets on all; each "
+                + "queue pair's cost to this process (" + (results.setup().startsWith(IN_PROCESS) ? "both ends" : "the "
+                        + "initiator's end") + ") from before the first data connection to the last one up"
+                + (results.repeat() > 1 ? "; median of " + results.repeat() + " runs" : "") + "\n");
+        out.append(String.format(Locale.ROOT, "%-16s %7s %10s %12s %9s %14s %14s%n", "series", "QPs", "setup/s",
+                "MB/sec", "threads", "resident KiB", "direct KiB"));
+        for (Point point : points) {
+            QueuePairs each = point.queuePairs();
+            out.append(String.format(Locale.ROOT, "%-16s %7d %10.0f %12.2f %9.3f %14.1f %14.1f%n", point.series(),
+                    each.count(), each.setupPerSecond(), point.value(), each.threadsEach(),
+                    each.residentOctetsEach() / 1024, each.directOctetsEach() / 1024));
+        }
+        return out.append('\n').toString();
+    }
+
     /** How the load table and chart name a load point's line: its series, and {@link #WRITES} for Writes. */
     static String loadLabel(Point point) {
         return point.kind().equals(WRITE_LOAD) ? point.series() + ", " + WRITES : point.series();
@@ -763,7 +918,8 @@ public final class Compare {
      */
     static String tables(Results results, List<Series> all) {
         return (results.scenario() == null ? "" : "== network: " + results.scenario() + "\n\n")
-                + table(results, all) + messageRates(results, all) + loadTable(results, all);
+                + table(results, all) + messageRates(results, all) + loadTable(results, all)
+                + queuePairTable(results);
     }
 
     /**

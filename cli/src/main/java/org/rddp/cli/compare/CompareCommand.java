@@ -111,6 +111,15 @@ public final class CompareCommand implements Callable<Integer> {
             + "default: ${DEFAULT-VALUE}")
     double loadSeconds;
 
+    @Option(names = "--qps", split = ",", description = "also measure RDDP with this many queue pairs to the peer "
+            + "(e.g. 1,100,1000; at most 1000): how fast they come up one after another, the Write bandwidth of all "
+            + "together, and the threads and memory each adds; default: none")
+    List<Integer> qps;
+
+    @Option(names = "--qp-size", defaultValue = "4096", description = "with --qps: the Writes' size in octets; "
+            + "default: ${DEFAULT-VALUE}")
+    int qpSize;
+
     @Option(names = "--scenarios", split = ";", paramLabel = "SCENARIO", description = "network conditions to "
             + "measure under, separated by ';' (e.g. 'loss 0;loss 0.01'): before each, --scenario-command runs with "
             + "the scenario's words as arguments, and after the last with 'clear'; every output names its scenario. "
@@ -292,7 +301,8 @@ public final class CompareCommand implements Callable<Integer> {
 
     private Compare.Plan plan(List<Compare.Series> series, SctpStack stack, Compare.Load load) {
         return new Compare.Plan(sizes, (long) mibPerPoint << 20, secondsPerPoint, latencyIterations, latencyMax,
-                repeat, series, stack, load, null);
+                repeat, series, stack, load, null, qps == null || qps.isEmpty() ? null : new Compare.Many(qps, qpSize,
+                        Compare.Many.MESSAGES));
     }
 
     private static void banner(PrintWriter stdout, List<Compare.Series> series, SctpStack stack, String where) {

@@ -26,6 +26,7 @@ public final class PerfReport {
     /** One result as perftest prints it. */
     static String row(PerfResult result) {
         return switch (result) {
+            case PerfResult.Scale scale -> row(scale.bandwidth());
             case PerfResult.Bandwidth bw -> String.format(Locale.ROOT,
                     " %-7d    %-10d       %-7.2f            %-7.2f\t\t   %-7.6f", bw.bytes(), bw.iterations(),
                     bw.peakMbps(), bw.averageMbps(), bw.messageRateMpps());

@@ -4,7 +4,7 @@ import java.util.Arrays;
 import java.util.List;
 
 /** What one size of a perftest-style run measured: bandwidth or latency. */
-public sealed interface PerfResult permits PerfResult.Bandwidth, PerfResult.Latency {
+public sealed interface PerfResult permits PerfResult.Bandwidth, PerfResult.Latency, PerfResult.Scale {
     /** Message size in octets. */
     int bytes();
 
@@ -27,6 +27,24 @@ public sealed interface PerfResult permits PerfResult.Bandwidth, PerfResult.Late
             double seconds = nanos / 1e9;
             double average = bytes * (double) iterations / seconds / (1 << 20);
             return new Bandwidth(bytes, iterations, Math.max(peakMbps, average), average, iterations / seconds / 1e6);
+        }
+    }
+
+    /**
+     * The Write bandwidth of many queue pairs together with how they came up ({@code compare --qps}).
+     *
+     * @param bandwidth all queue pairs' messages over the run
+     * @param setup     the data connections' setup: how long, and what the process held before and after
+     */
+    record Scale(Bandwidth bandwidth, PerfSession.Setup setup) implements PerfResult {
+        @Override
+        public int bytes() {
+            return bandwidth.bytes();
+        }
+
+        @Override
+        public long iterations() {
+            return bandwidth.iterations();
         }
     }
 

@@ -156,6 +156,8 @@ public final class PerfSession {
     final BandwidthTests bandwidthTests = new BandwidthTests(this);
     final LatencyTests latencyTests = new LatencyTests(this);
     Driver driver = Driver.NONE;
+    /** The client's data connections as they were set up, once they are. */
+    private Setup setup;
     /** {@code --timeline}: where a bandwidth run's second-by-second lines go, or null. */
     Consumer<String> timeline;
     /** {@code --primary-path}: the server's address the client's data connections make their primary path, or null. */
@@ -204,6 +206,19 @@ public final class PerfSession {
         completions = new Completions(cq, settings.timeout());
     }
 
+    /**
+     * How the client's data connections came up: {@code qps} of them one after another in {@code nanos}, this process
+     * holding {@code before} (its control connection up) and {@code after} (the data connections up, their memory
+     * registered).
+     */
+    public record Setup(int qps, long nanos, Footprint before, Footprint after) {
+    }
+
+    /** How the client's data connections came up; null before they have. */
+    public Setup setup() {
+        return setup;
+    }
+
     /** The queue pair the server accepts the control connection with, its receive posted. */
     public QueuePair controlQueuePair() {
         return control.armed();
@@ -217,6 +232,7 @@ public final class PerfSession {
             Consumer<PerfResult> results) throws PeerException, InterruptedException {
         driver = Driver.of(manager);
         await(manager.connect(control.armed(), server, options), "the control connection");
+        Footprint before = Footprint.now();
         prologue();
         long connecting = System.nanoTime();
         for (int i = 0; i < settings.qps(); i++) {
@@ -229,6 +245,7 @@ public final class PerfSession {
             }
         }
         long took = System.nanoTime() - connecting;
+        setup = new Setup(settings.qps(), took, before, Footprint.now());
         // not perftest's: how fast data connections come up, one after another (issue 35: many queue pairs)
         info.accept(String.format(java.util.Locale.ROOT, " Data connections: %d in %.1f ms, %.0f a second",
                 settings.qps(), took / 1e6, settings.qps() / (took / 1e9)));

@@ -300,6 +300,32 @@ class CompareCommandTest {
     }
 
     @Test
+    void measuresManyQueuePairsToOnePeerOnEachTransport(@TempDir Path out) throws Exception {
+        Run run = InProcess.rddp("compare", "--sizes", "1024", "--mib-per-point", "1", "--latency-max", "0",
+                "--qps", "1,20", "--qp-size", "256", "-o", out.toString());
+        assertThat(run.status()).as(run.err()).isZero();
+        assertThat(run.out()).contains("Many queue pairs to one peer").containsPattern(
+                "RDDP over MPA +20 +[0-9]+ +[0-9.]+ ").containsPattern("RDDP over SCTP +20 +[0-9]+ +[0-9.]+ ");
+        JsonNode json = new ObjectMapper().readTree(out.resolve("compare.json").toFile());
+        Set<String> measured = new HashSet<>();
+        for (JsonNode point : json.get("points")) {
+            if (!point.get("kind").asText().equals("qps")) {
+                assertThat(point.get("queuePairs").isNull()).isTrue();
+                continue;
+            }
+            JsonNode each = point.get("queuePairs");
+            measured.add(point.get("series").asText() + " / " + each.get("count").asInt());
+            assertThat(point.get("bytes").asInt()).isEqualTo(256);
+            assertThat(point.get("value").asDouble()).isPositive(); // MB/s of all together
+            assertThat(point.get("iterations").asLong()).isEqualTo(200_000); // their shares, all completed
+            assertThat(each.get("setupPerSecond").asDouble()).isPositive();
+            assertThat(each.get("threadsEach").isNumber()).isTrue(); // the JVM's own threads come and go
+        }
+        assertThat(measured).containsExactlyInAnyOrder("RDDP over MPA / 1", "RDDP over MPA / 20",
+                "RDDP over SCTP / 1", "RDDP over SCTP / 20");
+    }
+
+    @Test
     void aScenarioThatCannotBeSetEndsTheComparisonSayingWhy(@TempDir Path out) throws Exception {
         Path command = out.resolve("fail.sh");
         Files.writeString(command, "#!/bin/sh\necho \"no such fault: $1\"\nexit 3\n");

@@ -46,6 +46,29 @@ class CompareLoadTest {
     }
 
     @Test
+    void manyQueuePairsCrossTheControlConnectionWithinBounds() {
+        Compare.Task task = new Compare.Task(Compare.Series.RDDP_MPA, Compare.QPS, 4096, 200, 0, 1000);
+        assertThat(task.encode()).isEqualTo("RDDP_MPA qps 4096 200 1000");
+        assertThat(Compare.Task.parse(task.encode())).isEqualTo(task);
+        assertThat(task.scale()).isTrue();
+        assertThatThrownBy(() -> Compare.Task.parse("RDDP_SCTP qps 4096 200 1001")).hasMessageContaining(
+                "many queue pairs are 1..1000");
+        assertThatThrownBy(() -> Compare.Task.parse("RDDP_SCTP qps 4096 20000 1000")).hasMessageContaining(
+                "at most 10000000 messages in all");
+        assertThatThrownBy(() -> Compare.Task.parse("RDDP_SCTP qps 1048576 100 100")).hasMessageContaining(
+                "more than 64 MiB of messages");
+        assertThatThrownBy(() -> Compare.Task.parse("TCP_SOCKET qps 4096 100 10")).hasMessageContaining(
+                "has no queue pairs");
+        assertThatThrownBy(() -> new Compare.Task(Compare.Series.RDDP_MPA, Compare.BANDWIDTH, 64, 100, 0, 2))
+                .hasMessageContaining("only qps has more than one");
+        Compare.Many many = new Compare.Many(List.of(1, 100, 1000), 4096, 200_000);
+        assertThat(many.iterations(1)).isEqualTo(200_000);
+        assertThat(many.iterations(1000)).isEqualTo(200); // a share each, at least 100
+        assertThat(new Compare.Many(List.of(1000), 64, 10).iterations(1000)).isEqualTo(100);
+        assertThatThrownBy(() -> new Compare.Many(List.of(0), 4096, 10)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void aLatencyCarriesItsDistributionHalvingTheRestAtEachLevel() {
         long[] nanos = new long[1000];
         for (int i = 0; i < nanos.length; i++) {
