@@ -181,6 +181,15 @@ final class BandwidthTests {
         if (s.settings.verify() && s.test.opcode == WorkOpcode.RDMA_READ) {
             s.verifySlots(size, false);
         }
+        if (s.qps.size() > 1) { // not perftest's: how the queue pairs shared the run (one on a lossy path, say)
+            StringBuilder each = new StringBuilder(" Per queue pair, MB/sec over the whole run:");
+            double seconds = Math.max(1, meter.end - meter.begin) / 1e9;
+            for (DataQp data : s.qps) {
+                each.append(String.format(java.util.Locale.ROOT, " %.2f", data.completed * (double) size / seconds
+                        / (1 << 20)));
+            }
+            s.info.accept(each.toString());
+        }
         return meter.result();
     }
 

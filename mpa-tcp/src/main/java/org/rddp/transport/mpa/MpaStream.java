@@ -67,6 +67,8 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
     private final SelectorPoller poller;
     private SelectionKey key;
     private final String name;
+    /** This end of the connection, as {@link #toString} tells it. */
+    private final String from;
 
     /**
      * The octets this side frames, from index 0 in stream order: staged FPDUs, and the heads and tails of the FPDUs
@@ -149,6 +151,7 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
         this.markersIn = markersIn;
         this.crc = crc;
         this.name = "mpa-" + NAMES.incrementAndGet();
+        this.from = local(channel);
         this.framer = new MpaFramer(markersOut, crc);
         this.deframer = new MpaDeframer(markersIn, crc, this::deliver);
         this.poller = poller;
@@ -629,6 +632,20 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
 
     @Override
     public String toString() {
-        return name + "[" + (crc ? "CRC" : "no CRC") + (markersOut || markersIn ? ", markers" : "") + "]";
+        return name + "[" + (crc ? "CRC" : "no CRC") + (markersOut || markersIn ? ", markers" : "") + "]" + from;
+    }
+
+    /**
+     * " from ADDRESS:PORT", this end of the TCP connection (what ss, a packet capture or a firewall rule name it by),
+     * or "" when the channel does not say.
+     */
+    private static String local(SocketChannel channel) {
+        try {
+            return channel.getLocalAddress() instanceof java.net.InetSocketAddress local ? " from "
+                    + (local.getAddress() instanceof java.net.Inet6Address ? "[" + local.getAddress().getHostAddress()
+                            + "]" : local.getAddress().getHostAddress()) + ":" + local.getPort() : "";
+        } catch (java.io.IOException e) {
+            return "";
+        }
     }
 }

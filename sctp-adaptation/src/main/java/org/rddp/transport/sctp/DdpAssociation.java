@@ -39,6 +39,8 @@ final class DdpAssociation {
     private final java.util.ArrayList<DdpStreamSession> made = new java.util.ArrayList<>();
     /** Sessions that met a full socket and wait for room, each once. Owner thread. */
     private final java.util.ArrayDeque<DdpStreamSession> waitingForRoom = new java.util.ArrayDeque<>();
+    /** The session {@link #poll} is handing the socket's room to, or null. Owner thread. */
+    private DdpStreamSession serving;
     private final MemorySegment receiveBuffer;
     /** Where a DDP segment or control chunk is built; swapped with {@link #heldBuffer} when a segment is held. */
     private MemorySegment sendBuffer;
@@ -431,6 +433,23 @@ final class DdpAssociation {
     }
 
     /**
+     * Whether {@code session} must wait for room behind the sessions already waiting for it: room goes to them in
+     * turn ({@link #poll}), so a session whose application posts again at once cannot take what frees up before they
+     * see it (on a lossy path, where room comes in small bursts, one queue pair would otherwise starve the others).
+     * Owner thread.
+     */
+    boolean behindOthers(DdpStreamSession session) {
+        return !waitingForRoom.isEmpty() && serving != session;
+    }
+
+    /** A session queued behind others while the socket may have room: the queue moves on the loop's next turn. */
+    void nudge() {
+        if (socket.writable()) {
+            ready();
+        }
+    }
+
+    /**
      * {@link #poll}, ending the association if anything escapes it (a bug, or the heap ran out under a session): a
      * local catastrophic error of the streams on it (RFC 5040 §7.1), whose queue pairs hear it lost; the loop hears
      * of it and serves its other associations. Owner thread.
@@ -469,10 +488,19 @@ final class DdpAssociation {
             } else if (socket.pathMtuLearned()) {
                 followPath();
             }
-            // only sessions that met a full socket wait for room: no walk over every stream, no native call, per poll
+            // only sessions that met a full socket wait for room: no walk over every stream, no native call, per poll.
+            // Each in turn: one that fills the socket again waits at the back, the others keep their places
             if (!down && !waitingForRoom.isEmpty() && socket.writable() && sendHeld(false)) {
-                for (int i = waitingForRoom.size(); i > 0 && !down; i--) {
-                    waitingForRoom.pollFirst().writable(); // waits again if the socket fills once more
+                for (int i = waitingForRoom.size(); i > 0 && !down && !waitingForRoom.isEmpty(); i--) {
+                    serving = waitingForRoom.pollFirst();
+                    try {
+                        serving.writable(); // waits again, at the back, if the socket fills once more
+                    } finally {
+                        serving = null;
+                    }
+                    if (!socket.writable()) {
+                        break;
+                    }
                 }
             }
         } catch (IOException e) {

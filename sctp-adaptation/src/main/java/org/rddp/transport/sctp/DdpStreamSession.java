@@ -288,6 +288,12 @@ final class DdpStreamSession implements LlpStream, SessionStateMachine.Effects {
             // RFC 5043 §9: segments over the advertised maximum are refused, never fragmented
             throw new IllegalArgumentException("segment of " + (length - 2) + " octets exceeds " + mulpdu());
         }
+        if (association.behindOthers(this)) { // room goes to the sessions waiting for it first, in turn
+            pressured = true;
+            waitForRoom();
+            association.nudge();
+            return BACK_PRESSURED;
+        }
         if (!pendingControl.isEmpty() || !association.sendHeld(true)) { // the one before this goes first, bundled
             pressured = true;
             waitForRoom();

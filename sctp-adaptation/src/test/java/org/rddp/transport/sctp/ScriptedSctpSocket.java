@@ -43,6 +43,8 @@ final class ScriptedSctpSocket implements SctpSocket {
     private Runnable hook = () -> { };
     /** Sends find no room. */
     boolean full;
+    /** Chunks the socket takes before it is full (each send takes one). */
+    int room = Integer.MAX_VALUE;
     /** Whether everything sent so far has been acknowledged by the peer's SCTP. */
     boolean acknowledged = true;
     /** Thrown by the next receive, once. */
@@ -96,8 +98,11 @@ final class ScriptedSctpSocket implements SctpSocket {
 
     @Override
     public int send(MemorySegment data, long offset, int length, int streamId, int ppid, boolean unordered) {
-        if (full) {
+        if (full || room == 0) {
             return WOULD_BLOCK;
+        }
+        if (room != Integer.MAX_VALUE) {
+            room--;
         }
         assertThat(unordered).as("the U bit (RFC 5043 §10)").isTrue();
         assertThat(streamId).isBetween(0, streams - 1);
@@ -151,7 +156,7 @@ final class ScriptedSctpSocket implements SctpSocket {
 
     @Override
     public boolean writable() {
-        return !full;
+        return !full && room > 0;
     }
 
     @Override
