@@ -7,13 +7,16 @@
 # and loss queue pair 1's MB/s, the median of the others' and the sum; the perftest output goes to DIR.
 #
 #   interop-tests/faults/lossy-qp.sh [--qps 10] [--seconds 10] [--size 65536] [--loss 0.01] [--transports mpa,sctp]
-#                                    [--sctp-stack usrsctp-udp|kernel] [--out DIR]
+#                                    [--sctp-stack usrsctp-udp|kernel] [--cc cubic] [--out DIR]
+#
+# --cc: the TCP congestion control of both namespaces (the host's by default: BBR here, which does not slow down for
+# random loss of a few per cent).
 #
 # RDDP, if set, is the rddp command to run (words split at spaces), instead of ./rddp (which builds first). Needs root.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-qps=10 seconds=10 size=65536 loss=0.01 transports=mpa,sctp stack=usrsctp-udp out="$root/compare-results/lossy-qp"
+qps=10 seconds=10 size=65536 loss=0.01 transports=mpa,sctp stack=usrsctp-udp cc="" out="$root/compare-results/lossy-qp"
 while [ $# -gt 0 ]; do
   case $1 in
     --qps) qps=$2; shift 2 ;;
@@ -22,8 +25,9 @@ while [ $# -gt 0 ]; do
     --loss) loss=$2; shift 2 ;;
     --transports) transports=$2; shift 2 ;;
     --sctp-stack) stack=$2; shift 2 ;;
+    --cc) cc=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,12s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,15s/^# \{0,1\}//p' "$0"; exit 0 ;;
     *) echo "lossy-qp.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -48,6 +52,8 @@ finish() {
 trap finish EXIT
 trap 'exit 130' INT TERM
 "$here/netns.sh" up
+[ -z "$cc" ] || "$here/netns.sh" cc "$cc"
+echo "TCP congestion control: $("$here/netns.sh" a sysctl -n net.ipv4.tcp_congestion_control)"
 
 # drops share $2 of queue pair 1's packets in both directions: $1 is its TCP port on the client (mpa) or its stream
 lossy() {

@@ -11,6 +11,8 @@
 #                                   the VM's; not on this machine), e.g. 'delay 10ms' (a 20 ms round trip)
 #   netns.sh netem <netem args...>  any netem on both ends, e.g. 'netem delay 10ms 2ms reorder 5%'
 #   netns.sh clear                  no more loss or reordering; says how many packets the loss dropped
+#   netns.sh cc <name>              new TCP connections in both use that congestion control (e.g. cubic; this
+#                                   machine's default is BBR), added to the host's allowed list if it is not there
 #   netns.sh link-down | link-up    the veth pair down or up
 #   netns.sh a|b <command...>       run a command in rddp-a or rddp-b
 set -euo pipefail
@@ -78,6 +80,13 @@ case "${1:-}" in
       ip netns exec rddp-$ns tc qdisc del dev veth-$ns root 2>/dev/null || true
     done
     ;;
+  cc)
+    allowed=/proc/sys/net/ipv4/tcp_allowed_congestion_control
+    grep -qw "$2" $allowed || echo "$(cat $allowed) $2" >$allowed # a namespace may only pick an allowed one
+    for ns in $A $B; do
+      ip netns exec $ns sysctl -qw net.ipv4.tcp_congestion_control="$2"
+    done
+    ;;
   link-down|link-up)
     ip -n $A link set veth-a "${1#link-}"
     ip -n $B link set veth-b "${1#link-}"
@@ -88,7 +97,7 @@ case "${1:-}" in
     exec ip netns exec $ns "$@"
     ;;
   *)
-    sed -n '2,16p' "$0" >&2
+    sed -n '2,18p' "$0" >&2
     exit 2
     ;;
 esac
