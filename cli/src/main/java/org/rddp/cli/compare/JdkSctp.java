@@ -12,6 +12,8 @@ import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import org.rddp.cli.perftest.Baselines;
 import org.rddp.cli.Completions;
@@ -117,15 +119,21 @@ final class JdkSctp {
      * {@code sctp_wmem}'s middle value): the baselines get the buffers RDDP gets.
      */
     static boolean grows(int size, boolean receive) {
+        long standard;
         try {
-            long cap = Long.parseLong(java.nio.file.Files.readString(java.nio.file.Path.of("/proc/sys/net/core",
-                    receive ? "rmem_max" : "wmem_max")).trim());
-            long standard = Long.parseLong(java.nio.file.Files.readString(java.nio.file.Path.of("/proc/sys/net/sctp",
-                    receive ? "sctp_rmem" : "sctp_wmem")).trim().split("\\s+")[1]);
-            return 2 * Math.min(size, cap) > standard;
+            standard = Long.parseLong(Files.readString(Path.of("/proc/sys/net/sctp", receive ? "sctp_rmem"
+                    : "sctp_wmem")).trim().split("\\s+")[1]);
         } catch (IOException | NumberFormatException | ArrayIndexOutOfBoundsException | SecurityException e) {
-            return true; // no such files: ask
+            return true; // no kernel SCTP defaults to keep: ask
         }
+        long cap = 212_992; // Linux's, where the system does not show its own (older kernels, in a network namespace)
+        try {
+            cap = Long.parseLong(Files.readString(Path.of("/proc/sys/net/core", receive ? "rmem_max" : "wmem_max"))
+                    .trim());
+        } catch (IOException | NumberFormatException | SecurityException e) {
+            // keep Linux's default
+        }
+        return 2 * Math.min(size, cap) > standard;
     }
 
     /** The largest message sent towards {@code peer}: one that leaves in one packet, at most 16 KiB. */

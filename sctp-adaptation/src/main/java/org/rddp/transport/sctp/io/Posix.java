@@ -295,15 +295,22 @@ public final class Posix {
         return value.get(JAVA_INT, 0);
     }
 
-    /** The system's cap on socket buffer requests ({@code net.core.NAME}), or no cap where it cannot be read. */
+    /**
+     * The system's cap on socket buffer requests ({@code net.core.NAME}); where it cannot be read (older kernels show
+     * it only in the first network namespace) Linux's default, {@value #BUFFER_CAP_DEFAULT} octets, so that a request
+     * it would cap is not made to shrink a larger default.
+     */
     private static long bufferCap(String name) {
         try {
             return Long.parseLong(java.nio.file.Files.readString(java.nio.file.Path.of("/proc/sys/net/core", name))
                     .trim());
         } catch (IOException | NumberFormatException | SecurityException e) {
-            return Integer.MAX_VALUE;
+            return BUFFER_CAP_DEFAULT;
         }
     }
+
+    /** Linux's {@code net.core.rmem_max} and {@code wmem_max} unless an administrator changed them. */
+    private static final long BUFFER_CAP_DEFAULT = 212_992;
 
     /** Sets both socket buffers of {@code fd} to {@code size} octets; the kernel may grant less. */
     public static void socketBuffers(MemorySegment state, int fd, int size) throws Throwable {
