@@ -12,8 +12,6 @@ import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import org.rddp.cli.perftest.Baselines;
 import org.rddp.cli.Completions;
@@ -102,38 +100,10 @@ final class JdkSctp {
     }
 
     private static SctpChannel sized(SctpChannel channel) throws IOException {
-        if (grows(SEND_BUFFER, false)) {
-            channel.setOption(SctpStandardSocketOptions.SO_SNDBUF, SEND_BUFFER);
-        }
-        if (grows(RECEIVE_BUFFER, true)) {
-            channel.setOption(SctpStandardSocketOptions.SO_RCVBUF, RECEIVE_BUFFER);
-        }
+        channel.setOption(SctpStandardSocketOptions.SO_SNDBUF, SEND_BUFFER);
+        channel.setOption(SctpStandardSocketOptions.SO_RCVBUF, RECEIVE_BUFFER);
         channel.setOption(SctpStandardSocketOptions.SCTP_NODELAY, true);
         return channel;
-    }
-
-    /**
-     * Whether asking for an SCTP socket buffer of {@code size} octets ({@code receive} or send) makes it larger than
-     * the kernel's default for SCTP sockets, as RDDP's kernel backend asks (Linux caps the request at
-     * {@code net.core.rmem_max} or {@code wmem_max} and doubles it; the default is {@code net.sctp.sctp_rmem}'s or
-     * {@code sctp_wmem}'s middle value): the baselines get the buffers RDDP gets.
-     */
-    static boolean grows(int size, boolean receive) {
-        long standard;
-        try {
-            standard = Long.parseLong(Files.readString(Path.of("/proc/sys/net/sctp", receive ? "sctp_rmem"
-                    : "sctp_wmem")).trim().split("\\s+")[1]);
-        } catch (IOException | NumberFormatException | ArrayIndexOutOfBoundsException | SecurityException e) {
-            return true; // no kernel SCTP defaults to keep: ask
-        }
-        long cap = 212_992; // Linux's, where the system does not show its own (older kernels, in a network namespace)
-        try {
-            cap = Long.parseLong(Files.readString(Path.of("/proc/sys/net/core", receive ? "rmem_max" : "wmem_max"))
-                    .trim());
-        } catch (IOException | NumberFormatException | SecurityException e) {
-            // keep Linux's default
-        }
-        return 2 * Math.min(size, cap) > standard;
     }
 
     /** The largest message sent towards {@code peer}: one that leaves in one packet, at most 16 KiB. */

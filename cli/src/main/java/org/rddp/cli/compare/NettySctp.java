@@ -76,8 +76,8 @@ final class NettySctp {
         @SuppressWarnings("checkstyle:IllegalCatch") // Netty's sync() rethrows the bind's failure as it was
         Server(Compare.Task task, InetAddress bind) throws IOException {
             ServerBootstrap bootstrap = new ServerBootstrap().group(group).channel(NioSctpServerChannel.class)
-                    .childOption(ChannelOption.SO_SNDBUF, JdkSctp.grows(SEND_BUFFER, false) ? SEND_BUFFER : null)
-                    .childOption(ChannelOption.SO_RCVBUF, JdkSctp.grows(RECEIVE_BUFFER, true) ? RECEIVE_BUFFER : null)
+                    .childOption(ChannelOption.SO_SNDBUF, SEND_BUFFER)
+                    .childOption(ChannelOption.SO_RCVBUF, RECEIVE_BUFFER)
                     .childOption(SctpChannelOption.SCTP_NODELAY, true)
                     .childHandler(new ChannelInitializer<SctpChannel>() {
                         @Override
@@ -134,8 +134,7 @@ final class NettySctp {
             End end = task.bandwidth() ? new Sender(task.size(), task.iterations(), message,
                     Baselines.burst(message, outstanding)) : new Pinger(task.size(), (int) task.iterations());
             Channel channel = new Bootstrap().group(group).channel(NioSctpChannel.class)
-                    .option(ChannelOption.SO_SNDBUF, JdkSctp.grows(SEND_BUFFER, false) ? SEND_BUFFER : null)
-                    .option(ChannelOption.SO_RCVBUF, JdkSctp.grows(RECEIVE_BUFFER, true) ? RECEIVE_BUFFER : null)
+                    .option(ChannelOption.SO_SNDBUF, SEND_BUFFER).option(ChannelOption.SO_RCVBUF, RECEIVE_BUFFER)
                     .option(SctpChannelOption.SCTP_NODELAY, true)
                     .handler(new ChannelInitializer<SctpChannel>() {
                         @Override

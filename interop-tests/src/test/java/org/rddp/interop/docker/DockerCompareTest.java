@@ -93,11 +93,13 @@ class DockerCompareTest {
             assertThat(point.get("value").asDouble()).isPositive();
             seen.add(point.get("series").asText() + "/" + point.get("kind").asText());
         }
-        // four series two ways, and the RFC floor's latency; the smoke: a load over three of them, under loss
-        assertThat(seen).hasSize(full ? 9 : 12);
+        // four series two ways, and the RFC floor's latency; the smoke: a load over three of them, and RDDP's two
+        // under a load of Writes too, under loss
+        assertThat(seen).hasSize(full ? 9 : 14);
         if (!full) {
             assertThat(json.get("conditions").asText()).contains("network: loss 0.01");
-            assertThat(seen).contains("TCP socket/load", "RDDP over MPA/load", "RDDP over SCTP/load");
+            assertThat(seen).contains("TCP socket/load", "RDDP over MPA/load", "RDDP over SCTP/load",
+                    "RDDP over MPA/write-load", "RDDP over SCTP/write-load");
             assertThat(err).as(story).containsPattern("scenario.sh: the last scenario dropped [1-9]\\d* packets");
         }
         for (String chart : full ? List.of("bandwidth.png", "latency.png") : List.of("bandwidth-loss-0.01.png",

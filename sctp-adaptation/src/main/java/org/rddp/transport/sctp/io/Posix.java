@@ -257,61 +257,6 @@ public final class Posix {
         return segment;
     }
 
-    /**
-     * Asks for a socket buffer ({@link #SO_SNDBUF} or {@link #SO_RCVBUF}) of {@code size} octets where that makes it
-     * larger, never smaller: Linux caps the request at {@code net.core.wmem_max} or {@code rmem_max} and doubles it,
-     * and a socket's default can exceed what a capped request gets (kernel SCTP receives into
-     * {@code net.sctp.sctp_rmem}'s default, 865,500 octets, where a request capped at the usual 212,992 gets 425,984,
-     * and its window is half its receive buffer).
-     *
-     * @return the buffer's size afterwards, as {@code getsockopt} reports it (doubled)
-     */
-    public static int growBuffer(MemorySegment state, int fd, int option, int size) throws IOException {
-        try (Arena arena = Arena.ofConfined()) {
-            int current = socketOption(state, arena, fd, option);
-            long cap = bufferCap(option == SO_RCVBUF ? "rmem_max" : "wmem_max");
-            if (2 * Math.min(size, cap) > current) {
-                int status = (int) SETSOCKOPT.invokeExact(state, fd, SOL_SOCKET, option, intValue(arena, size), 4);
-                if (status != 0) {
-                    throw new IOException("setsockopt(" + (option == SO_RCVBUF ? "SO_RCVBUF" : "SO_SNDBUF")
-                            + ") failed: " + describeErrno(state));
-                }
-            }
-            return socketOption(state, arena, fd, option);
-        } catch (IOException e) {
-            throw e;
-        } catch (Throwable e) {
-            throw new IOException(e);
-        }
-    }
-
-    /** An int option at {@link #SOL_SOCKET}. */
-    private static int socketOption(MemorySegment state, Arena arena, int fd, int option) throws Throwable {
-        MemorySegment value = arena.allocate(JAVA_INT);
-        MemorySegment length = intValue(arena, 4);
-        if ((int) GETSOCKOPT.invokeExact(state, fd, SOL_SOCKET, option, value, length) != 0) {
-            throw new IOException("getsockopt(" + option + ") failed: " + describeErrno(state));
-        }
-        return value.get(JAVA_INT, 0);
-    }
-
-    /**
-     * The system's cap on socket buffer requests ({@code net.core.NAME}); where it cannot be read (older kernels show
-     * it only in the first network namespace) Linux's default, {@value #BUFFER_CAP_DEFAULT} octets, so that a request
-     * it would cap is not made to shrink a larger default.
-     */
-    private static long bufferCap(String name) {
-        try {
-            return Long.parseLong(java.nio.file.Files.readString(java.nio.file.Path.of("/proc/sys/net/core", name))
-                    .trim());
-        } catch (IOException | NumberFormatException | SecurityException e) {
-            return BUFFER_CAP_DEFAULT;
-        }
-    }
-
-    /** Linux's {@code net.core.rmem_max} and {@code wmem_max} unless an administrator changed them. */
-    private static final long BUFFER_CAP_DEFAULT = 212_992;
-
     /** Sets both socket buffers of {@code fd} to {@code size} octets; the kernel may grant less. */
     public static void socketBuffers(MemorySegment state, int fd, int size) throws Throwable {
         try (Arena arena = Arena.ofConfined()) {
