@@ -103,15 +103,13 @@ public final class Compare {
 
         /** Whether it is measured under an offered load (RDDP's Sends, the TCP socket's messages; echoed). */
         boolean loads() {
-            return measured() == TCP_SOCKET || writesUnderLoad();
+            return measured() == TCP_SOCKET || rddp();
         }
 
-        /** Whether it is also measured under a load of RDMA Writes, each with a notifying Send (RDDP). */
-        boolean writesUnderLoad() {
-            return rddp();
-        }
-
-        /** Whether it is RDDP's, over MPA or SCTP: queue pairs, so also measured with many of them. */
+        /**
+         * Whether it is RDDP's, over MPA or SCTP: queue pairs, so also measured under a load of RDMA Writes (each with
+         * a notifying Send) and with many queue pairs.
+         */
         boolean rddp() {
             Series measured = measured();
             return measured == RDDP_MPA || measured == RDDP_SCTP;
@@ -299,7 +297,7 @@ public final class Compare {
                 throw new IllegalArgumentException("a load offers 1.." + MAX_RATE + " messages a second, and only a "
                         + "load has a rate, not " + rate);
             }
-            if (kind.equals(LOAD) && !series.loads() || kind.equals(WRITE_LOAD) && !series.writesUnderLoad()) {
+            if (kind.equals(LOAD) && !series.loads() || kind.equals(WRITE_LOAD) && !series.rddp()) {
                 throw new IllegalArgumentException(series.label + " is not measured under a " + kind);
             }
         }
@@ -626,7 +624,7 @@ public final class Compare {
 
     /** The loads {@code series} is measured under: messages (RDDP: Sends), and RDDP's Writes too. */
     private static List<String> loads(Series series) {
-        return series.writesUnderLoad() ? List.of(LOAD, WRITE_LOAD) : series.loads() ? List.of(LOAD) : List.of();
+        return series.rddp() ? List.of(LOAD, WRITE_LOAD) : series.loads() ? List.of(LOAD) : List.of();
     }
 
     private static String key(Series series, String kind, int size) {

@@ -118,6 +118,13 @@ class CompareCommandTest {
                     .isEqualTo("error bad request: size, iterations and rate are numbers, not 'many 10'");
             lines.write("point TCP_SOCKET load 64 10 100000000");
             assertThat(lines.read()).startsWith("error bad request: a load offers 1..1000000 messages a second");
+            lines.write("point RDDP_MPA write-load 64 10 100000000");
+            assertThat(lines.read()).startsWith("error bad request: a load offers 1..1000000 messages a second");
+            lines.write("point RDDP_MPA qps 4096 100 1001"); // a queue pair more than a responder holds
+            assertThat(lines.read()).startsWith("error bad request: many queue pairs are 1..1000");
+            lines.write("point RDDP_SCTP qps 1048576 100 65"); // 65 MiB of registered messages, past the 64
+            assertThat(lines.read()).startsWith("error bad request: 65 queue pairs of 1048576 octets are more than 64 "
+                    + "MiB of messages");
             lines.write("point SCTP_SOCKET latency 64 10");
             assertThat(lines.read())
                     .isEqualTo("error SCTP_SOCKET latency 64 10: SCTP was not agreed on for this comparison");
