@@ -8,6 +8,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import org.rddp.loop.Loop;
+import org.rddp.transport.sctp.ProtocolParameters;
 import org.rddp.transport.sctp.SctpStack;
 
 /**
@@ -24,11 +25,17 @@ final class PendingConnect implements SctpStack.Connecting {
     private final Runnable onFree;
     private final SctpStack.Connected done;
     private final int id;
+    /** The failure detection the association takes: some of it only once it is up. */
+    private final ProtocolParameters parameters;
+    /** When the INIT went ({@link System#nanoTime}). */
+    private final long started = System.nanoTime();
     private boolean over;
 
     private PendingConnect(Loop loop, MemorySegment socket, InetSocketAddress remote, int mtu, Links.Link link,
-            Runnable onFree, SctpStack.Connected done) throws IOException {
+            Runnable onFree, ProtocolParameters parameters, SctpStack.Connected done)
+            throws IOException {
         this.loop = loop;
+        this.parameters = parameters;
         this.socket = socket;
         this.remote = remote;
         this.mtu = mtu;
@@ -46,7 +53,7 @@ final class PendingConnect implements SctpStack.Connecting {
      */
     static PendingConnect start(UsrsctpStack stack, Loop loop, Links.Endpoint endpoint, RawIpEndpoint raw,
             InetSocketAddress local, InetSocketAddress remote, int streams, int adaptation,
-            org.rddp.transport.sctp.ProtocolParameters parameters, SctpStack.Connected done) throws IOException {
+            ProtocolParameters parameters, SctpStack.Connected done) throws IOException {
         int port = 0;
         MemorySegment socket = MemorySegment.NULL;
         Links.Link held = null;
@@ -57,7 +64,7 @@ final class PendingConnect implements SctpStack.Connecting {
                     ? Links.udpLink(new InetSocketAddress(remote.getAddress(), stack.remoteUdpPort(remote)), endpoint)
                     : Links.ipLink(remote.getAddress(), raw);
             int mtu = stack.sctpMtu(local.getAddress(), remote.getAddress());
-            socket = SocketSetup.open(streams, adaptation, mtu, parameters);
+            socket = SocketSetup.open(streams, adaptation, mtu, parameters, true);
             MemorySegment state = Usrsctp.captureState(arena);
             if (raw != null) {
                 // a port this loop's raw socket takes
@@ -69,7 +76,7 @@ final class PendingConnect implements SctpStack.Connecting {
             Links.hold(link); // released when the socket is freed, or the connect fails
             held = link;
             pending = new PendingConnect(loop, socket, remote, mtu, link, LoopEndpoints.freeing(endpoint, port, link),
-                    done);
+                    parameters, done);
             int status = (int) Usrsctp.CONNECT.invokeExact(state, socket, Usrsctp.sockaddrConn(arena, link.handle,
                     remote.getPort()), (int) Usrsctp.SOCKADDR_CONN_SIZE);
             if (status != 0 && Usrsctp.errno(state) != Usrsctp.EINPROGRESS) {
@@ -108,9 +115,9 @@ final class PendingConnect implements SctpStack.Connecting {
             MemorySegment length = Usrsctp.intValue(arena, (int) Usrsctp.STATUS_SIZE);
             int result = (int) Usrsctp.GETSOCKOPT.invokeExact(errno, socket, Usrsctp.IPPROTO_SCTP,
                     Usrsctp.SCTP_STATUS, status, length);
-            if (result != 0) {
-                fail(new IOException("SCTP connect to " + remote + " failed: the peer refused or aborted the "
-                        + "association, or never answered its INIT (errno " + Usrsctp.errno(errno) + ")"));
+            if (result != 0) { // no association any more: the socket's error says why it ended
+                fail(new IOException("SCTP connect to " + remote + " failed after " + elapsed() + ": "
+                        + why(arena, errno)));
                 return;
             }
             state = status.get(JAVA_INT, Usrsctp.STATUS_STATE);
@@ -132,6 +139,12 @@ final class PendingConnect implements SctpStack.Connecting {
             fail(new IOException("the association has no stream in one direction (SCTP_STATUS)"));
             return;
         }
+        try {
+            SocketSetup.handshakeDone(socket, parameters);
+        } catch (IOException e) {
+            fail(new IOException("SCTP connect to " + remote + ": " + e.getMessage(), e));
+            return;
+        }
         over = true;
         Upcalls.release(id);
         UsrsctpSocket connected;
@@ -144,6 +157,29 @@ final class PendingConnect implements SctpStack.Connecting {
             return;
         }
         done.done(connected, null);
+    }
+
+    /** Why the association of a handshake ended, from the socket's error (usrsctp sets it as a TCP socket's). */
+    private String why(Arena arena, MemorySegment errno) throws Throwable {
+        MemorySegment error = Usrsctp.intValue(arena, 0);
+        MemorySegment length = Usrsctp.intValue(arena, 4);
+        int result = (int) Usrsctp.GETSOCKOPT.invokeExact(errno, socket, Usrsctp.SOL_SOCKET, Usrsctp.SO_ERROR, error,
+                length);
+        int code = result == 0 ? error.get(JAVA_INT, 0) : 0;
+        return switch (code) {
+            case Usrsctp.ECONNREFUSED -> "the peer refused it (an ABORT answered the INIT: nothing listens on that "
+                    + "port there)";
+            case Usrsctp.ECONNRESET -> "the peer aborted it (an ABORT after the INIT ACK, before it was set up here)";
+            case Usrsctp.ETIMEDOUT -> "no answer: the INIT or the COOKIE ECHO went unanswered "
+                    + (parameters.maxInitRetransmits() + 1) + " times (Max.Init.Retransmits "
+                    + parameters.maxInitRetransmits() + ")";
+            case Usrsctp.ECONNABORTED -> "aborted here";
+            default -> "the association is gone (socket error " + code + ")";
+        };
+    }
+
+    private String elapsed() {
+        return String.format(java.util.Locale.ROOT, "%.1f s", (System.nanoTime() - started) / 1e9);
     }
 
     private void fail(IOException why) {

@@ -47,9 +47,12 @@ final class SocketSetup {
         throw new IOException("no free SCTP port");
     }
 
-    /** A socket with the options every DDP association needs (RFC 5043 §5.1, §8, §9, §10). */
-    static MemorySegment open(int streams, int adaptation, int sctpMtu, ProtocolParameters parameters)
-            throws IOException {
+    /**
+     * A socket with the options every DDP association needs (RFC 5043 §5.1, §8, §9, §10). One that will
+     * {@code connect} has the potentially-failed state off until its association is up ({@link #handshakeDone}).
+     */
+    static MemorySegment open(int streams, int adaptation, int sctpMtu, ProtocolParameters parameters,
+            boolean connect) throws IOException {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = Usrsctp.captureState(arena);
             MemorySegment socket = (MemorySegment) Usrsctp.SOCKET.invokeExact(state, Usrsctp.AF_CONN,
@@ -76,6 +79,8 @@ final class SocketSetup {
                     setsockopt(socket, state, Usrsctp.SCTP_EVENT, event, "event " + type);
                 }
                 failureDetection(socket, state, arena, sctpMtu, parameters);
+                thresholds(socket, state, arena, parameters, connect ? parameters.pathMaxRetrans()
+                        : parameters.pfThreshold());
                 socketOption(socket, state, Usrsctp.SO_SNDBUF, Usrsctp.intValue(arena, UsrsctpStack.SOCKET_BUFFER));
                 socketOption(socket, state, Usrsctp.SO_RCVBUF, Usrsctp.intValue(arena, UsrsctpStack.SOCKET_BUFFER));
                 return socket;
@@ -115,11 +120,38 @@ final class SocketSetup {
         params.set(JAVA_INT, PADDRPARAMS_FLAGS, Usrsctp.SPP_PMTUD_DISABLE | Usrsctp.SPP_HB_ENABLE);
         params.set(JAVA_SHORT, PADDRPARAMS_PATH_MAX_RETRANS, (short) parameters.pathMaxRetrans());
         setsockopt(socket, state, Usrsctp.SCTP_PEER_ADDR_PARAMS, params, "path MTU and heartbeats");
+    }
+
+    /**
+     * Path.Max.Retrans and the potentially-failed threshold {@code pf} (at or above Path.Max.Retrans: off) of the
+     * socket, or of its association and every path of it once it has one.
+     */
+    private static void thresholds(MemorySegment socket, MemorySegment state, Arena arena,
+            ProtocolParameters parameters, int pf) throws IOException {
         MemorySegment thresholds = arena.allocate(PADDRTHLDS_SIZE, 8);
+        // an association's every path: the wildcard of its kind of address (a null sconn_addr); the socket's own
+        // values before it has one
+        thresholds.set(JAVA_SHORT, 0, (short) Usrsctp.AF_CONN);
         thresholds.set(JAVA_SHORT, PADDRTHLDS_PATH_MAX_RETRANS, (short) parameters.pathMaxRetrans());
-        thresholds.set(JAVA_SHORT, PADDRTHLDS_PF, (short) Math.min(parameters.pfThreshold(), 0xFFFF));
+        thresholds.set(JAVA_SHORT, PADDRTHLDS_PF, (short) Math.min(pf, 0xFFFF));
         thresholds.set(JAVA_SHORT, PADDRTHLDS_PRIMARY_SWITCHOVER, (short) 0xFFFF); // off: usrsctp takes no other
         setsockopt(socket, state, Usrsctp.SCTP_PEER_ADDR_THLDS, thresholds, "potentially-failed threshold");
+    }
+
+    /**
+     * Turns the potentially-failed state on for a connected socket's association, as {@code parameters} say. It is
+     * off during the handshake: usrsctp 0.9.5 counts a lost INIT ACK or COOKIE ECHO as a path's timeout and, with the
+     * state on, sends a HEARTBEAT at once, in COOKIE-ECHOED, which RFC 9260 §5.1 forbids before the COOKIE ACK; a
+     * peer whose COOKIE ECHO was lost has no association for it and answers with an ABORT (§8.4), and the connect
+     * fails (seen under 5 % loss: about one connect in a few hundred).
+     */
+    static void handshakeDone(MemorySegment socket, ProtocolParameters parameters) throws IOException {
+        if (parameters.pfThreshold() >= parameters.pathMaxRetrans()) {
+            return; // off already
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            thresholds(socket, Usrsctp.captureState(arena), arena, parameters, parameters.pfThreshold());
+        }
     }
 
     /**

@@ -34,6 +34,7 @@ final class Usrsctp {
     static final int SOL_SOCKET = 1;
     static final int SO_SNDBUF = 7;
     static final int SO_RCVBUF = 8;
+    static final int SO_ERROR = 4;
     static final int SHUT_WR = 1;
 
     static final int SCTP_RTOINFO = 0x01;
@@ -82,6 +83,10 @@ final class Usrsctp {
     static final int SCTP_EVENT_WRITE = 0x0002;
 
     static final int EAGAIN = 11;
+    static final int ECONNABORTED = 103;
+    static final int ECONNRESET = 104;
+    static final int ETIMEDOUT = 110;
+    static final int ECONNREFUSED = 111;
     static final int EINPROGRESS = 115;
 
     /** sockaddr_in: family (host order), port (network order), address, padding. */

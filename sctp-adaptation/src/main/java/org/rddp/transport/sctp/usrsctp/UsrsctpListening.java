@@ -40,7 +40,7 @@ final class UsrsctpListening extends LoopListening {
             org.rddp.transport.sctp.ProtocolParameters parameters) throws IOException {
         MemorySegment socket;
         try {
-            socket = SocketSetup.open(streams, adaptation, mtu, parameters);
+            socket = SocketSetup.open(streams, adaptation, mtu, parameters, false);
         } catch (IOException e) {
             endpoint.release();
             throw e;

@@ -1,6 +1,7 @@
 package org.rddp.transport.sctp.usrsctp;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -25,6 +26,25 @@ class UsrsctpSocketTest {
         UsrsctpStack.udp();
         assertThat(UsrsctpStack.maxChunksInFlight()).isPositive()
                 .isLessThanOrEqualTo(DdpSctp.MAX_CHUNKS_IN_FLIGHT_PER_STREAM);
+    }
+
+    /**
+     * A connect to a port nothing listens on ends at once, saying the peer refused it (its ABORT answered the INIT),
+     * not only that the association is gone: the socket's error tells a refusal from a handshake that timed out.
+     */
+    @Test
+    void aConnectToAPortNothingListensOnIsRefusedSayingSo() throws Exception {
+        SctpStack stack = UsrsctpStack.udp();
+        // a listener holds this process's UDP port, where the INIT goes; it listens on another SCTP port
+        try (SctpStack.Listening listening = stack.listen(LOOPBACK, 8, DdpSctp.ADAPTATION_INDICATION)) {
+            listening.start(SctpSocket::abort);
+            int nobody = listening.address().getPort() == 9 ? 10 : 9;
+            assertThatThrownBy(() -> stack.connect(LOOPBACK, new InetSocketAddress(LOOPBACK.getAddress(), nobody),
+                    8, DdpSctp.ADAPTATION_INDICATION))
+                    .isInstanceOf(java.io.IOException.class)
+                    .hasMessageContaining("failed after")
+                    .hasMessageContaining("the peer refused it (an ABORT answered the INIT");
+        }
     }
 
     @Test
