@@ -106,9 +106,11 @@ public final class TransportOptions {
     @Option(names = "--private-data", description = "private data for the peer (UTF-8 text)")
     String privateData;
 
-    @Option(names = "--setup-timeout", defaultValue = "10", description = "seconds to wait for the peer's "
+    // 30: SCTP gives up an INIT after up to 37 s (Max.Init.Retransmits 8, RTO.Max 5 s) and a segment lost after a
+    // lossy handshake waits its backed-off RTO; 10 s cut off connects that a lossy path completes
+    @Option(names = "--setup-timeout", defaultValue = "30", description = "seconds to wait for the peer's "
             + "answer during setup (a server: for a connection's MPA Request); default: ${DEFAULT-VALUE}")
-    public int setupTimeoutSeconds = 10;
+    public int setupTimeoutSeconds = 30;
 
     @Option(names = "--sctp-rto", split = ",", description = "SCTP: RTO.Initial,RTO.Min,RTO.Max in ms; default: "
             + "1000,200,5000")

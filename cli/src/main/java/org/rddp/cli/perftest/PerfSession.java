@@ -29,6 +29,7 @@ import org.rddp.verbs.CompletionQueue;
 import org.rddp.verbs.ConnectOptions;
 import org.rddp.verbs.Connection;
 import org.rddp.verbs.ConnectionManager;
+import org.rddp.verbs.ConnectionRejectedException;
 import org.rddp.verbs.ConnectionRequest;
 import org.rddp.verbs.MemoryRegion;
 import org.rddp.verbs.ProtectionDomain;
@@ -320,21 +321,36 @@ public final class PerfSession {
         return qp;
     }
 
-    /** Connects data connection {@code index}: perftest's server listens for it only after the first handshake. */
+    /**
+     * Connects data connection {@code index}. A refusal is tried again, as perftest does (its server listens for the
+     * data connections only after the first handshake); nothing else is: a connect that timed out may have been
+     * accepted by the server, its answer lost or late, and the server then waits for this side's next step, not for
+     * another connection (seen under 5 % loss: the server took the first attempt, the second waited for nothing).
+     */
     private QueuePair connectData(ConnectionManager manager, SocketAddress server, ConnectOptions options, int index)
             throws PeerException, InterruptedException {
-        PeerException last = null;
-        for (int attempt = 0; attempt < CONNECT_ATTEMPTS; attempt++) {
+        for (int attempt = 1;; attempt++) {
             QueuePair qp = createQp();
+            java.util.concurrent.CompletableFuture<Connection> connecting = manager.connect(qp, server, options);
             try {
-                connected(await(manager.connect(qp, server, options), "data connection " + (index + 1)), index);
+                connected(await(connecting, "data connection " + (index + 1)), index);
                 return qp;
             } catch (PeerException e) {
-                last = e;
+                if (attempt == CONNECT_ATTEMPTS || !refused(connecting)) {
+                    throw e;
+                }
                 Thread.sleep(CONNECT_PAUSE); // perftest's own pause between attempts, not a synchronisation
             }
         }
-        throw last;
+    }
+
+    /** Whether a connect ended refused: nothing listened (TCP's reset), or the peer rejected it. */
+    private static boolean refused(java.util.concurrent.CompletableFuture<Connection> connecting) {
+        if (connecting.state() != java.util.concurrent.Future.State.FAILED) {
+            return false;
+        }
+        Throwable cause = connecting.exceptionNow();
+        return cause instanceof java.net.ConnectException || cause instanceof ConnectionRejectedException;
     }
 
     private void connected(Connection connection, int index) {

@@ -116,8 +116,9 @@ final class PendingConnect implements SctpStack.Connecting {
             int result = (int) Usrsctp.GETSOCKOPT.invokeExact(errno, socket, Usrsctp.IPPROTO_SCTP,
                     Usrsctp.SCTP_STATUS, status, length);
             if (result != 0) { // no association any more: the socket's error says why it ended
-                fail(new IOException("SCTP connect to " + remote + " failed after " + elapsed() + ": "
-                        + why(arena, errno)));
+                int error = socketError(arena, errno);
+                String why = "SCTP connect to " + remote + " failed after " + elapsed() + ": " + describe(error);
+                fail(error == Usrsctp.ECONNREFUSED ? new java.net.ConnectException(why) : new IOException(why));
                 return;
             }
             state = status.get(JAVA_INT, Usrsctp.STATUS_STATE);
@@ -159,13 +160,17 @@ final class PendingConnect implements SctpStack.Connecting {
         done.done(connected, null);
     }
 
-    /** Why the association of a handshake ended, from the socket's error (usrsctp sets it as a TCP socket's). */
-    private String why(Arena arena, MemorySegment errno) throws Throwable {
+    /** The socket's error (SO_ERROR), which usrsctp sets as a TCP socket's when the association ends; 0 if none. */
+    private int socketError(Arena arena, MemorySegment errno) throws Throwable {
         MemorySegment error = Usrsctp.intValue(arena, 0);
         MemorySegment length = Usrsctp.intValue(arena, 4);
         int result = (int) Usrsctp.GETSOCKOPT.invokeExact(errno, socket, Usrsctp.SOL_SOCKET, Usrsctp.SO_ERROR, error,
                 length);
-        int code = result == 0 ? error.get(JAVA_INT, 0) : 0;
+        return result == 0 ? error.get(JAVA_INT, 0) : 0;
+    }
+
+    /** Why the association of a handshake ended, from its socket's error. */
+    private String describe(int code) {
         return switch (code) {
             case Usrsctp.ECONNREFUSED -> "the peer refused it (an ABORT answered the INIT: nothing listens on that "
                     + "port there)";

@@ -41,7 +41,7 @@ class UsrsctpSocketTest {
             int nobody = listening.address().getPort() == 9 ? 10 : 9;
             assertThatThrownBy(() -> stack.connect(LOOPBACK, new InetSocketAddress(LOOPBACK.getAddress(), nobody),
                     8, DdpSctp.ADAPTATION_INDICATION))
-                    .isInstanceOf(java.io.IOException.class)
+                    .isInstanceOf(java.net.ConnectException.class) // a refusal, as TCP's
                     .hasMessageContaining("failed after")
                     .hasMessageContaining("the peer refused it (an ABORT answered the INIT");
         }
