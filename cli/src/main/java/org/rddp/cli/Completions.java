@@ -2,6 +2,7 @@ package org.rddp.cli;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import org.rddp.loop.Loop;
 import org.rddp.work.QpEvent;
 import org.rddp.work.QpState;
 import org.rddp.work.WcStatus;
@@ -146,10 +147,14 @@ public final class Completions {
      * the completion; what ends of an offered load do between messages).
      */
     public WorkCompletion within(String what, int batch, Duration wait, int spins) throws PeerException {
-        for (int round = 0; round < spins; round++) {
+        // spins count the polls in a row that found the loop idle: while it works (a stream's data arriving, as at
+        // the receiver of a bandwidth run) the thread keeps polling, which costs no sleep and wake-up per arrival
+        for (int idle = 0; idle < spins;) {
+            int work = spins > 0 ? Loop.invokeOwned() : 0;
             if (cq.poll(completion)) {
                 return checked(what);
             }
+            idle = work > 0 ? 0 : idle + 1;
         }
         long deadline = System.nanoTime() + wait.toNanos();
         while (!cq.poll(completion)) {

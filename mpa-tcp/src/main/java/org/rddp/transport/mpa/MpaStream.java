@@ -242,6 +242,12 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
         lost("a local catastrophic error: " + error);
     }
 
+    /** Nothing to do until the socket is ready: nothing held to write, no wait for room, not closing. */
+    @Override
+    public boolean restful() {
+        return !down && sink != null && !held() && !wantWritable && !closing;
+    }
+
     private int interest() {
         return SelectionKey.OP_READ | (pendingWrites ? SelectionKey.OP_WRITE : 0);
     }

@@ -38,19 +38,39 @@ final class SelectorPoller implements Poller {
          * other channels. Loop thread.
          */
         void failed(Throwable error);
+
+        /**
+         * Whether nothing is left for the loop to do until the channel is ready (nothing held to write, no wait for
+         * room): a loop that tries its streams directly may then leave the handler to the selector once its channel
+         * has been quiet a while. Loop thread.
+         */
+        default boolean restful() {
+            return false;
+        }
     }
 
     /** Streams a loop tries directly each cycle; a loop with more asks the selector which are ready. */
     static final int DIRECT_LIMIT = 4;
     /** How often a loop that tries its streams directly asks the selector about the channels it only watches. */
     static final int WATCH_INTERVAL = 64;
+    /**
+     * Cycles in a row a directly tried stream may find nothing before the loop leaves it to the selector (asked every
+     * {@value #WATCH_INTERVAL} cycles, and whenever the loop blocks): a stream that only sends, as an RDMA Write
+     * sender's, or a quiet control connection, then costs no empty read per cycle. A ping-pong's stream, idle for a
+     * round trip (tens to hundreds of cycles), stays tried directly.
+     */
+    static final int QUIET_CYCLES = 4096;
     /** The loop's read buffer: every stream reads into it, and nothing stays in it between reads. */
     private static final int READ_CAPACITY = 1 << 19;
 
     private final Selector selector;
     private ByteBuffer readBuffer;
     private Handler[] handlers = new Handler[4];
+    /** Empty cycles in a row of each directly tried handler. */
+    private int[] quiet = new int[4];
     private int count;
+    /** Handlers left to the selector for being quiet ({@link #QUIET_CYCLES}); tried directly again once ready. */
+    private final java.util.ArrayList<Handler> resting = new java.util.ArrayList<>();
     /** Channels only the selector watches ({@link #watch}). */
     private int watched;
     private int cycles;
@@ -59,7 +79,12 @@ final class SelectorPoller implements Poller {
     private int dispatched;
     private final Consumer<SelectionKey> dispatch = key -> {
         if (key.isValid()) {
-            dispatched += Math.max(1, run((Handler) key.attachment(), key.readyOps()));
+            Handler handler = (Handler) key.attachment();
+            int work = run(handler, key.readyOps());
+            dispatched += Math.max(1, work);
+            if (work > 0 && !resting.isEmpty()) {
+                wake(handler);
+            }
         }
     };
     private Loop loop;
@@ -119,10 +144,7 @@ final class SelectorPoller implements Poller {
     /** Watches {@code channel} (non-blocking) for {@code ops}; {@code handler} runs when it is ready. Loop thread. */
     SelectionKey register(SelectableChannel channel, int ops, Handler handler) throws ClosedChannelException {
         SelectionKey key = channel.register(selector, ops, handler);
-        if (count == handlers.length) {
-            handlers = Arrays.copyOf(handlers, count * 2);
-        }
-        handlers[count++] = handler;
+        direct(handler);
         return key;
     }
 
@@ -131,13 +153,46 @@ final class SelectorPoller implements Poller {
      * handler is about to {@link #register} the same channel, which then takes over the registration. Loop thread.
      */
     void forget(Handler handler) {
+        drop(handler);
+    }
+
+    /** Tries {@code handler} directly every cycle (while the loop has few streams). */
+    private void direct(Handler handler) {
+        if (count == handlers.length) {
+            handlers = Arrays.copyOf(handlers, count * 2);
+            quiet = Arrays.copyOf(quiet, count * 2);
+        }
+        quiet[count] = 0;
+        handlers[count++] = handler;
+    }
+
+    /** Stops running {@code handler}, tried directly or resting. */
+    private void drop(Handler handler) {
         for (int i = 0; i < count; i++) {
             if (handlers[i] == handler) {
                 handlers[i] = handlers[--count];
+                quiet[i] = quiet[count];
                 handlers[count] = null;
                 return;
             }
         }
+        resting.remove(handler);
+    }
+
+    /** A resting handler whose channel turned out ready is tried directly again. */
+    private void wake(Handler handler) {
+        if (resting.remove(handler)) {
+            direct(handler);
+        }
+    }
+
+    /** Leaves the {@code i}-th directly tried handler to the selector. */
+    private void rest(int i) {
+        Handler handler = handlers[i];
+        handlers[i] = handlers[--count];
+        quiet[i] = quiet[count];
+        handlers[count] = null;
+        resting.add(handler);
     }
 
     /**
@@ -146,13 +201,7 @@ final class SelectorPoller implements Poller {
      */
     void deregister(Handler handler) {
         cancelled = true;
-        for (int i = 0; i < count; i++) {
-            if (handlers[i] == handler) {
-                handlers[i] = handlers[--count];
-                handlers[count] = null;
-                return;
-            }
-        }
+        drop(handler);
     }
 
     /**
@@ -168,13 +217,14 @@ final class SelectorPoller implements Poller {
 
     /** Channels registered now, watched ones included. Loop thread. */
     int registered() {
-        return count + watched;
+        return count + resting.size() + watched;
     }
 
     @Override
     public int poll() {
         int work = 0;
-        if (cancelled && count <= DIRECT_LIMIT) {
+        boolean direct = count + resting.size() <= DIRECT_LIMIT;
+        if (cancelled && direct) {
             cancelled = false;
             work++;
             try {
@@ -189,15 +239,27 @@ final class SelectorPoller implements Poller {
                 SelectionKey key = ready.next();
                 ready.remove();
                 if (key.isValid()) {
-                    work += Math.max(1, run((Handler) key.attachment(), key.readyOps()));
+                    Handler handler = (Handler) key.attachment();
+                    int done = run(handler, key.readyOps());
+                    work += Math.max(1, done);
+                    if (done > 0 && !resting.isEmpty()) {
+                        wake(handler);
+                    }
                 }
             }
         }
-        if (count <= DIRECT_LIMIT) {
+        if (direct) {
             for (int i = 0; i < count; i++) {
-                work += run(handlers[i], SelectionKey.OP_READ | SelectionKey.OP_WRITE);
+                Handler handler = handlers[i];
+                int done = run(handler, SelectionKey.OP_READ | SelectionKey.OP_WRITE);
+                work += done;
+                if (done > 0) {
+                    quiet[i] = 0;
+                } else if (++quiet[i] >= QUIET_CYCLES && handlers[i] == handler && handler.restful()) {
+                    rest(i--); // the last one took its place: try that one in this cycle too
+                }
             }
-            if (watched > 0 && ++cycles % WATCH_INTERVAL == 0) {
+            if (watched + resting.size() > 0 && ++cycles % WATCH_INTERVAL == 0) {
                 dispatched = 0;
                 try {
                     selector.selectNow(dispatch); // a listener's connections; streams found ready run again: harmless

@@ -1,0 +1,103 @@
+package org.rddp.transport.mpa;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A loop with few streams tries each directly every cycle; one that found nothing {@value SelectorPoller#QUIET_CYCLES}
+ * cycles in a row and says it may rest is left to the selector (no read per cycle), and tried directly again once
+ * its socket brought something. One that may not rest (it holds something to write) is tried every cycle.
+ */
+class SelectorPollerTest {
+
+    /** Reads what its socket has; counts how often it was run. */
+    private static final class Reader implements SelectorPoller.Handler {
+        private final SocketChannel channel;
+        private final boolean restful;
+        private final ByteBuffer in = ByteBuffer.allocate(64);
+        int runs;
+        long read;
+
+        Reader(SocketChannel channel, boolean restful) {
+            this.channel = channel;
+            this.restful = restful;
+        }
+
+        @Override
+        public int ready(int readyOps) {
+            runs++;
+            try {
+                in.clear();
+                int got = channel.read(in);
+                read += Math.max(0, got);
+                return Math.max(0, got);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+
+        @Override
+        public void failed(Throwable error) {
+            throw new AssertionError(error);
+        }
+
+        @Override
+        public boolean restful() {
+            return restful;
+        }
+    }
+
+    @Test
+    void aQuietStreamRestsUntilItsSocketBringsSomethingAndOneThatMayNotRestIsTriedEveryCycle() throws Exception {
+        InetAddress loopback = InetAddress.getLoopbackAddress();
+        SelectorPoller poller = new SelectorPoller();
+        try (ServerSocketChannel server = ServerSocketChannel.open().bind(new InetSocketAddress(loopback, 0));
+                SocketChannel quietEnd = SocketChannel.open(server.getLocalAddress());
+                SocketChannel quiet = server.accept();
+                SocketChannel busyEnd = SocketChannel.open(server.getLocalAddress());
+                SocketChannel busy = server.accept()) {
+            quiet.configureBlocking(false);
+            busy.configureBlocking(false);
+            Reader resting = new Reader(quiet, true);
+            Reader tried = new Reader(busy, false);
+            poller.register(quiet, SelectionKey.OP_READ, resting);
+            poller.register(busy, SelectionKey.OP_READ, tried);
+
+            for (int i = 0; i < SelectorPoller.QUIET_CYCLES; i++) {
+                poller.poll();
+            }
+            assertThat(resting.runs).as("tried every cycle until quiet that long")
+                    .isEqualTo(SelectorPoller.QUIET_CYCLES);
+            for (int i = 0; i < 10; i++) {
+                poller.poll();
+            }
+            assertThat(resting.runs).as("resting: not tried directly").isEqualTo(SelectorPoller.QUIET_CYCLES);
+            assertThat(tried.runs).as("may not rest: tried every cycle").isEqualTo(SelectorPoller.QUIET_CYCLES + 10);
+
+            quietEnd.write(ByteBuffer.wrap(new byte[] {1, 2, 3}));
+            int cycles = 0;
+            while (resting.read < 3) { // the selector finds it within WATCH_INTERVAL cycles (the write is on loopback)
+                poller.poll();
+                assertThat(++cycles).as("cycles until the resting stream read").isLessThan(1_000_000);
+            }
+            int runs = resting.runs;
+            for (int i = 0; i < 5; i++) {
+                poller.poll();
+            }
+            assertThat(resting.runs - runs).as("tried directly again, every cycle").isEqualTo(5);
+            assertThat(poller.registered()).isEqualTo(2);
+            busyEnd.close();
+        } finally {
+            poller.close();
+        }
+    }
+}
