@@ -148,9 +148,10 @@ public final class Completions {
      */
     public WorkCompletion within(String what, int batch, Duration wait, int spins) throws PeerException {
         // spins count the polls in a row that found the loop idle: while it works (a stream's data arriving, as at
-        // the receiver of a bandwidth run) the thread keeps polling, which costs no sleep and wake-up per arrival
+        // the receiver of a bandwidth run) the thread keeps polling, which costs no sleep and wake-up per arrival.
+        // The poll runs the loop again only when this cycle brought no completion: a cycle either works or spins.
         for (int idle = 0; idle < spins;) {
-            int work = spins > 0 ? Loop.invokeOwned() : 0;
+            int work = Loop.invokeOwned();
             if (cq.poll(completion)) {
                 return checked(what);
             }

@@ -69,7 +69,11 @@ final class SelectorPoller implements Poller {
     /** Empty cycles in a row of each directly tried handler. */
     private int[] quiet = new int[4];
     private int count;
-    /** Handlers left to the selector for being quiet ({@link #QUIET_CYCLES}); tried directly again once ready. */
+    /**
+     * Handlers left to the selector for being quiet ({@link #QUIET_CYCLES}); tried directly again once ready. Only a
+     * loop that tries its streams directly rests one, so at most {@value #DIRECT_LIMIT}: a peer that opens more
+     * connections puts the loop on the selector, where none rests.
+     */
     private final java.util.ArrayList<Handler> resting = new java.util.ArrayList<>();
     /** Channels only the selector watches ({@link #watch}). */
     private int watched;
@@ -213,6 +217,11 @@ final class SelectorPoller implements Poller {
             readBuffer = ByteBuffer.allocateDirect(READ_CAPACITY);
         }
         return readBuffer;
+    }
+
+    /** Handlers resting now ({@link #QUIET_CYCLES}). Loop thread. */
+    int resting() {
+        return resting.size();
     }
 
     /** Channels registered now, watched ones included. Loop thread. */

@@ -100,4 +100,40 @@ class SelectorPollerTest {
             poller.close();
         }
     }
+
+    /**
+     * Resting is bounded by the direct limit: with more quiet streams than that the loop asks the selector about all
+     * of them and rests none; with as many as the limit, each rests.
+     */
+    @Test
+    void noMoreStreamsRestThanTheLoopWouldTryDirectly() throws Exception {
+        assertThat(restingAfterQuiet(SelectorPoller.DIRECT_LIMIT + 1)).isZero();
+        assertThat(restingAfterQuiet(SelectorPoller.DIRECT_LIMIT)).isEqualTo(SelectorPoller.DIRECT_LIMIT);
+    }
+
+    /** Registers {@code streams} quiet connections that may rest, polls past the quiet limit, counts the resting. */
+    private static int restingAfterQuiet(int streams) throws Exception {
+        InetAddress loopback = InetAddress.getLoopbackAddress();
+        SelectorPoller poller = new SelectorPoller();
+        java.util.List<SocketChannel> channels = new java.util.ArrayList<>();
+        try (ServerSocketChannel server = ServerSocketChannel.open().bind(new InetSocketAddress(loopback, 0))) {
+            for (int i = 0; i < streams; i++) {
+                channels.add(SocketChannel.open(server.getLocalAddress()));
+                SocketChannel accepted = server.accept();
+                channels.add(accepted);
+                accepted.configureBlocking(false);
+                poller.register(accepted, SelectionKey.OP_READ, new Reader(accepted, true));
+            }
+            for (int i = 0; i <= SelectorPoller.QUIET_CYCLES; i++) {
+                poller.poll();
+            }
+            assertThat(poller.registered()).isEqualTo(streams);
+            return poller.resting();
+        } finally {
+            for (SocketChannel channel : channels) {
+                channel.close();
+            }
+            poller.close();
+        }
+    }
 }
