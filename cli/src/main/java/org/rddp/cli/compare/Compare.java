@@ -461,6 +461,8 @@ public final class Compare {
     /** Octets a bandwidth warm-up moves (100..20000 messages), and a point when no rate is known. */
     private static final long DEFAULT_BYTES = 32L << 20;
     private static final int WARM_UP_ROUND_TRIPS = 200;
+    /** The most round trips a latency warm-up makes, in latency points. */
+    static final int WARM_UP_LATENCY_POINTS = 20;
     /** The least share of a point's time a warm-up lasts when points are sized by time. */
     static final double WARM_UP_SHARE = 0.25;
     /** The most bandwidth runs one warm-up makes. */
@@ -525,8 +527,7 @@ public final class Compare {
                     warmRates.put(series + "/" + size, warmUp(plan, measure, series, size));
                 }
                 if (size <= plan.latencyMax()) {
-                    measure.run(new Task(series, LATENCY, size, Math.min(WARM_UP_ROUND_TRIPS,
-                            plan.latencyIterations())));
+                    warmUpLatency(plan, measure, series, size);
                 }
             }
         }
@@ -615,6 +616,29 @@ public final class Compare {
             rate = rate(measure.run(new Task(series, BANDWIDTH, size, iterations)));
         }
         return rate;
+    }
+
+    /**
+     * Warms {@code series}'s round trips up at {@code size}: {@value #WARM_UP_ROUND_TRIPS} of them (fewer when a point
+     * makes fewer); when points are sized by time, then as many more as last {@link #WARM_UP_SHARE} of a point at the
+     * round trip time they showed, up to {@value #WARM_UP_LATENCY_POINTS} points' worth. A few hundred round trips
+     * leave the code of one compiled by the JIT's first tier only (its second compiles a method after some ten
+     * thousand calls): the first two of three runs of 1,000 round trips then measured RDDP's and the RFC floor's
+     * round trips 15-25 % slower than the third, and their ratio swung with whichever finished compiling first.
+     */
+    static void warmUpLatency(Plan plan, Measure measure, Series series, int size) throws Exception {
+        long iterations = Math.min(WARM_UP_ROUND_TRIPS, plan.latencyIterations());
+        PerfResult first = measure.run(new Task(series, LATENCY, size, iterations));
+        if (plan.bandwidthBytes() > 0 || !(first instanceof PerfResult.Latency latency)
+                || !(latency.averageUsec() > 0)) {
+            return; // points of a given volume warm up briefly, as their bandwidth does
+        }
+        double roundTripSeconds = 2e-6 * latency.averageUsec();
+        long more = Math.min((long) WARM_UP_LATENCY_POINTS * plan.latencyIterations(),
+                (long) (WARM_UP_SHARE * plan.secondsPerPoint() / roundTripSeconds));
+        if (more > iterations) {
+            measure.run(new Task(series, LATENCY, size, more));
+        }
     }
 
     /** A bandwidth result's rate in octets a second. */

@@ -10,7 +10,8 @@ import org.rddp.cli.perftest.PerfResult;
 
 /**
  * How {@code compare} sizes its bandwidth points, against a made-up transport whose rate climbs as it warms: a short
- * first warm-up is repeated, longer, so that a point sized by time lasts about that time, not a fraction of it.
+ * first warm-up is repeated, longer, so that a point sized by time lasts about that time, not a fraction of it. And
+ * how long its latency warm-ups last: long enough for the JIT's second tier, a quarter of a point's time at most.
  */
 class CompareWarmUpTest {
     private static final int SIZE = 64;
@@ -85,5 +86,39 @@ class CompareWarmUpTest {
             return slow.run(task);
         }, "test", line -> { });
         assertThat(runs).as("one warm-up of 20,000 in 0.4 s, then a point of 1 s").containsExactly(20_000L, 50_000L);
+    }
+
+    /** The round trips each latency run of {@code plan} was asked for, at a round trip of {@code roundTripNanos}. */
+    private static List<Long> latencyRuns(Compare.Plan plan, long roundTripNanos) throws Exception {
+        List<Long> runs = new ArrayList<>();
+        Compare.run(plan, task -> {
+            if (task.bandwidth()) {
+                return new Warming().run(task);
+            }
+            runs.add(task.iterations());
+            return PerfResult.Latency.of(task.size(), new long[] {roundTripNanos}, 2);
+        }, "test", line -> { });
+        return runs;
+    }
+
+    @Test
+    void aLatencyWarmUpRunsAgainForAQuarterOfAPointUpToTwentyPoints() throws Exception {
+        Compare.Plan plan = new Compare.Plan(List.of(SIZE), 0, 1.0, 1_000, SIZE, 1,
+                List.of(Compare.Series.RDDP_MPA), null);
+        // 10 µs round trips: a quarter of a second is 25,000 of them, more than 20 points of 1,000
+        assertThat(latencyRuns(plan, 10_000)).as("200 round trips, 20,000 more, then the point")
+                .containsExactly(200L, 20_000L, 1_000L);
+        // 100 µs round trips: a quarter of a second is 2,500 of them
+        assertThat(latencyRuns(plan, 100_000)).containsExactly(200L, 2_500L, 1_000L);
+        // 2 ms round trips: the first 200 took longer than a quarter of a point already
+        assertThat(latencyRuns(plan, 2_000_000)).containsExactly(200L, 1_000L);
+    }
+
+    @Test
+    void pointsOfAGivenVolumeWarmTheirLatencyUpBriefly() throws Exception {
+        Compare.Plan plan = new Compare.Plan(List.of(SIZE), 2L << 20, 1.0, 50, SIZE, 2,
+                List.of(Compare.Series.RDDP_MPA), null);
+        assertThat(latencyRuns(plan, 10_000)).as("as many as a point makes, then the points")
+                .containsExactly(50L, 50L, 50L);
     }
 }
