@@ -147,35 +147,58 @@ public final class Completions {
      * the completion; what ends of an offered load do between messages).
      */
     public WorkCompletion within(String what, int batch, Duration wait, int spins) throws PeerException {
-        // spins count the polls in a row that found the loop idle: while it works (a stream's data arriving, as at
-        // the receiver of a bandwidth run) the thread keeps polling, which costs no sleep and wake-up per arrival.
-        // The poll runs the loop again only when this cycle brought no completion: a cycle either works or spins.
-        for (int idle = 0; idle < spins;) {
-            int work = Loop.invokeOwned();
-            if (cq.poll(completion)) {
+        long deadline = System.nanoTime() + wait.toNanos();
+        while (true) {
+            // spins count the polls in a row that found the loop idle: while it works (a stream's data arriving, as at
+            // the receiver of a bandwidth run) the thread keeps polling, which costs no sleep and wake-up per
+            // arrival. The poll runs the loop again only when this cycle brought no completion: a cycle either works
+            // or spins.
+            for (int idle = 0; idle < spins;) {
+                int work = Loop.invokeOwned();
+                if (cq.poll(completion)) {
+                    return checked(what);
+                }
+                idle = work > 0 ? 0 : idle + 1;
+            }
+            if (sleep(what, batch, deadline, spins > 0)) {
                 return checked(what);
             }
-            idle = work > 0 ? 0 : idle + 1;
-        }
-        long deadline = System.nanoTime() + wait.toNanos();
-        while (!cq.poll(completion)) {
-            cq.requestNotification(batch); // then poll once more: a completion may have come in between
-            if (cq.poll(completion)) {
-                break;
-            }
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
+            if (System.nanoTime() - deadline >= 0) {
                 overran(what);
                 return null;
             }
+        }
+    }
+
+    /**
+     * Sleeps until the next completion or {@code deadline}, or, when {@code untilWork}, until the loop this thread
+     * drives did work (a stream's data woke it): the thread then polls busily again rather than sleep, and be woken
+     * by the peer's next write, once per arrival (a bandwidth run's receiver did, 20,000 times a second, and each
+     * wake-up cost the sender a cross-processor interrupt). Whether a completion was taken.
+     */
+    private boolean sleep(String what, int batch, long deadline, boolean untilWork) throws PeerException {
+        while (!cq.poll(completion)) {
+            cq.requestNotification(batch); // then poll once more: a completion may have come in between
+            if (cq.poll(completion)) {
+                return true;
+            }
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return false;
+            }
             try {
-                cq.awaitNotification(Duration.ofNanos(Math.min(left, NAP)));
+                Duration nap = Duration.ofNanos(Math.min(left, NAP));
+                if (!untilWork) {
+                    cq.awaitNotification(nap);
+                } else if (!cq.awaitNotificationOrWork(nap)) {
+                    return cq.poll(completion); // what the work brought, else back to polling (or the nap ran out)
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new PeerException("interrupted waiting for " + what);
             }
         }
-        return checked(what);
+        return true;
     }
 
     /**
@@ -193,6 +216,9 @@ public final class Completions {
      * needed: a latency loop allocates nothing per round trip.
      */
     public WorkCompletion spin(String what, long number) throws PeerException {
+        if (cq.poll(completion)) { // the first poll before the clock is read: it sends what was just posted
+            return completion.status() == WcStatus.SUCCESS ? completion : checked(describe(what, number));
+        }
         long start = System.nanoTime();
         long spun;
         do {

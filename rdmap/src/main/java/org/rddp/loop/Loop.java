@@ -130,17 +130,22 @@ public final class Loop implements Executor, AutoCloseable {
      * Idles the calling thread's manual loops for up to {@code timeoutNanos}, then runs a cycle of each: one loop
      * blocks in its poller; with several, none can block for all, so the thread yields instead (drive several
      * loops from one thread only where that cost is acceptable, as in tests); with none the thread just waits.
+     *
+     * @return the work the cycles did, 0 if none (or no loop)
      */
-    public static void idleOwned(long timeoutNanos) {
+    public static int idleOwned(long timeoutNanos) {
         Loop[] owned = OWNED.get();
         if (owned.length == 1) {
-            owned[0].idle(timeoutNanos);
-        } else if (owned.length > 1) {
+            return owned[0].idle(timeoutNanos);
+        }
+        if (owned.length > 1) {
             Thread.yield();
-            invokeOwned();
-        } else if (timeoutNanos > 0) {
+            return invokeOwned();
+        }
+        if (timeoutNanos > 0) {
             java.util.concurrent.locks.LockSupport.parkNanos(timeoutNanos);
         }
+        return 0;
     }
 
     /**
@@ -440,6 +445,10 @@ public final class Loop implements Executor, AutoCloseable {
         depth++;
         try {
             work += runCommands(commands.size()); // what was queued when the cycle began
+            // the deadlines before the I/O, not after it: a cycle's reads and the commands just run (what its
+            // owner posted) then reach their socket, and what was read reaches its owner, without the clock read
+            // between them (tens of nanoseconds of each busily polled round trip)
+            work += expire();
             try {
                 work += poller.poll();
                 pollerFailures = 0;
@@ -449,7 +458,6 @@ public final class Loop implements Executor, AutoCloseable {
                     stop(e);
                 }
             }
-            work += expire();
             // what the I/O and the deadlines queued (usrsctp raises an association's readiness from inside the stack,
             // where it cannot be read) runs in this cycle, not the next: its data reaches the engine before the cycle
             // returns

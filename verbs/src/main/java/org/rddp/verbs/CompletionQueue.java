@@ -115,6 +115,20 @@ public final class CompletionQueue {
      * by commands, and by completions other threads add).
      */
     public boolean awaitNotification(Duration timeout) throws InterruptedException {
+        return await(timeout, false);
+    }
+
+    /**
+     * {@link #awaitNotification}, except that a caller that drives manual loops also returns, false, once a duty cycle
+     * of theirs did work without bringing the notification: a consumer that polls busily while its loop is busy (a
+     * stream of data arriving, as at the receiver of RDMA Writes) goes back to polling, where waiting in the poller
+     * would sleep, and be woken by the peer, once per arrival. A caller without manual loops just waits.
+     */
+    public boolean awaitNotificationOrWork(Duration timeout) throws InterruptedException {
+        return await(timeout, true);
+    }
+
+    private boolean await(Duration timeout, boolean untilWork) throws InterruptedException {
         Loop[] owned = Loop.ownedByCurrentThread();
         if (owned.length == 0) {
             return notifications.tryAcquire(timeout.toNanos(), TimeUnit.NANOSECONDS);
@@ -127,6 +141,9 @@ public final class CompletionQueue {
                 if (notifications.tryAcquire()) {
                     return true;
                 }
+                if (untilWork && work > 0) {
+                    return false;
+                }
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
                     return false;
@@ -134,8 +151,8 @@ public final class CompletionQueue {
                 if (Thread.interrupted()) {
                     throw new InterruptedException();
                 }
-                if (work == 0) {
-                    Loop.idleOwned(left);
+                if (work == 0 && Loop.idleOwned(left) > 0 && untilWork) {
+                    return notifications.tryAcquire();
                 }
             }
             return true;

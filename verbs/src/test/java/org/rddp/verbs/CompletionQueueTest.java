@@ -103,4 +103,54 @@ class CompletionQueueTest {
             assertThat(cycles).hasValue(2);
         }
     }
+
+    @Test
+    void aWaitThatMayEndOnWorkReturnsAfterTheFirstCycleThatWorked() throws InterruptedException {
+        int[] script = {0, 1, 2}; // nothing; data that completes nothing; data that completes a receive
+        AtomicInteger polls = new AtomicInteger();
+        AtomicInteger awaits = new AtomicInteger();
+        Poller scripted = new Poller() {
+            @Override
+            public int poll() {
+                int step = script[Math.min(polls.getAndIncrement(), script.length - 1)];
+                if (step == 2) {
+                    cq.push(7, WcStatus.SUCCESS, WcOpcode.RECV, 0, 1, 0, false);
+                }
+                return Math.min(step, 1);
+            }
+
+            @Override
+            public void await(long timeoutNanos) {
+                awaits.incrementAndGet();
+            }
+
+            @Override
+            public void wakeup() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        try (Loop loop = Loop.manual("scripted", scripted)) {
+            cq.requestNotification(false);
+            assertThat(cq.awaitNotificationOrWork(Duration.ofSeconds(30))).as("woken by data, no notification")
+                    .isFalse();
+            assertThat(awaits).as("it blocked in the poller while nothing came").hasValue(1);
+            assertThat(polls).hasValue(2);
+            assertThat(cq.awaitNotificationOrWork(Duration.ofSeconds(30))).as("the completion's notification")
+                    .isTrue();
+            assertThat(polls).hasValue(3);
+            assertThat(cq.poll(completion)).isTrue();
+            assertThat(completion.wrId()).isEqualTo(7);
+        }
+    }
+
+    @Test
+    void withoutManualLoopsAWaitThatMayEndOnWorkIsAPlainWait() throws InterruptedException {
+        cq.requestNotification(false);
+        assertThat(cq.awaitNotificationOrWork(Duration.ZERO)).isFalse();
+        cq.push(1, WcStatus.SUCCESS, WcOpcode.SEND, 0, 1, 0, false);
+        assertThat(cq.awaitNotificationOrWork(Duration.ZERO)).isTrue();
+    }
 }
