@@ -39,6 +39,9 @@ public final class Completions {
      */
     static final long PURE_SPIN = java.util.concurrent.TimeUnit.MICROSECONDS.toNanos(50);
 
+    /** How many busy polls a wait makes between looks at its deadline. */
+    static final int CLOCK_POLLS = 1024;
+
     private final CompletionQueue cq;
     private final Duration timeout;
     private final WorkCompletion completion = new WorkCompletion();
@@ -152,13 +155,18 @@ public final class Completions {
             // spins count the polls in a row that found the loop idle: while it works (a stream's data arriving, as at
             // the receiver of a bandwidth run) the thread keeps polling, which costs no sleep and wake-up per
             // arrival. The poll runs the loop again only when this cycle brought no completion: a cycle either works
-            // or spins.
-            for (int idle = 0; idle < spins;) {
+            // or spins. A loop that never stops working (a peer's data, but never the completion) does not outlast
+            // the wait: the clock is read every CLOCK_POLLS polls.
+            for (int idle = 0, polls = 0; idle < spins; polls++) {
                 int work = Loop.invokeOwned();
                 if (cq.poll(completion)) {
                     return checked(what);
                 }
                 idle = work > 0 ? 0 : idle + 1;
+                if (polls % CLOCK_POLLS == CLOCK_POLLS - 1 && System.nanoTime() - deadline >= 0) {
+                    overran(what);
+                    return null;
+                }
             }
             if (sleep(what, batch, deadline, spins > 0)) {
                 return checked(what);
