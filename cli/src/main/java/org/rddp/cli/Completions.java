@@ -224,18 +224,17 @@ public final class Completions {
      * needed: a latency loop allocates nothing per round trip.
      */
     public WorkCompletion spin(String what, long number) throws PeerException {
-        if (cq.poll(completion)) { // the first poll before the clock is read: it sends what was just posted
-            return completion.status() == WcStatus.SUCCESS ? completion : checked(describe(what, number));
-        }
-        long start = System.nanoTime();
-        long spun;
-        do {
+        long start = 0; // the clock is read after the first poll, the one that sends what was just posted
+        for (long spun = 0; spun < SPIN; spun = System.nanoTime() - start) {
             if (cq.poll(completion)) {
                 return completion.status() == WcStatus.SUCCESS ? completion : checked(describe(what, number));
             }
-            spun = System.nanoTime() - start;
-            pause(spun);
-        } while (spun < SPIN);
+            if (start == 0) {
+                start = System.nanoTime();
+            } else {
+                pause(spun);
+            }
+        }
         return next(describe(what, number));
     }
 

@@ -244,18 +244,13 @@ final class SelectorPoller implements Poller {
         }
         Set<SelectionKey> selected = selector.selectedKeys(); // what an await() or the line above selected
         if (!selected.isEmpty()) {
+            dispatched = 0;
             for (Iterator<SelectionKey> ready = selected.iterator(); ready.hasNext();) {
                 SelectionKey key = ready.next();
                 ready.remove();
-                if (key.isValid()) {
-                    Handler handler = (Handler) key.attachment();
-                    int done = run(handler, key.readyOps());
-                    work += Math.max(1, done);
-                    if (done > 0 && !resting.isEmpty()) {
-                        wake(handler);
-                    }
-                }
+                dispatch.accept(key);
             }
+            work += dispatched;
         }
         if (direct) {
             for (int i = 0; i < count; i++) {
