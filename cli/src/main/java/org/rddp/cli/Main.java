@@ -67,6 +67,9 @@ public final class Main implements Callable<Integer> {
         line.setErr(new PrintWriter(err, true, StandardCharsets.UTF_8));
         line.setExecutionExceptionHandler((e, cmd, parsed) -> {
             cmd.getErr().println("rddp: " + e.getMessage());
+            for (Throwable also : e.getSuppressed()) { // e.g. the other end's failure, which may explain this one
+                cmd.getErr().println("rddp: and " + also.getMessage());
+            }
             return 1;
         });
         // a server runs until a signal ends the process: its counters are printed on the way out too

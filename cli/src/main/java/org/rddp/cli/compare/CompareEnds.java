@@ -9,6 +9,7 @@ import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -45,6 +46,8 @@ import org.rddp.verbs.RdmaDevice;
 final class CompareEnds {
     /** How long one end waits for the other at any step. */
     static final Duration TIMEOUT = Duration.ofSeconds(60);
+    /** How long a failed client end waits for its server end's own failure, to report both. */
+    private static final Duration SERVER_FAILURE_WAIT = Duration.ofSeconds(5);
     private static final int STREAMS = 8;
 
     /**
@@ -184,12 +187,37 @@ final class CompareEnds {
             }
         });
         try {
-            PerfResult result = client(task, transports, new InetSocketAddress(loopback,
-                    listening.get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)));
+            PerfResult result;
+            try {
+                result = client(task, transports, new InetSocketAddress(loopback,
+                        listening.get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)));
+            } catch (Exception e) {
+                serverFailure(served).ifPresent(e::addSuppressed);
+                throw e;
+            }
             served.get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
             return result;
         } catch (ExecutionException e) {
             throw e.getCause() instanceof Exception cause ? cause : e;
+        }
+    }
+
+    /**
+     * Why the server end failed, when the client end did too: often the client's failure is only the server's seen
+     * from the other end (the association ended), so the server has a moment, {@link #SERVER_FAILURE_WAIT}, to say.
+     */
+    private static Optional<Throwable> serverFailure(CompletableFuture<Void> served) {
+        try {
+            served.get(SERVER_FAILURE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            return Optional.empty();
+        } catch (ExecutionException e) {
+            return Optional.of(new IOException("the server end: " + e.getCause().getMessage(),
+                    e.getCause()));
+        } catch (TimeoutException stillServing) {
+            return Optional.empty();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.empty();
         }
     }
 

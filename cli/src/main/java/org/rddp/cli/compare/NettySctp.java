@@ -46,8 +46,12 @@ final class NettySctp {
     private NettySctp() {
     }
 
-    /** What an end measures: run on the event loop, completing {@link #done} with its result (or null). */
-    private abstract static class End extends ChannelInboundHandlerAdapter {
+    /**
+     * What an end measures: run on the event loop, completing {@link #done} with its result (or null). Its writes
+     * carry the channel's void promise, so that a write that fails reaches {@link #exceptionCaught} (with a promise of
+     * its own it would only fail that promise, and the channel close as if the peer had ended the association).
+     */
+    abstract static class End extends ChannelInboundHandlerAdapter {
         final CompletableFuture<PerfResult> done = new CompletableFuture<>();
 
         @Override
@@ -58,8 +62,11 @@ final class NettySctp {
 
         @Override
         public void channelInactive(ChannelHandlerContext ctx) {
-            done.completeExceptionally(new IOException("the association ended first"));
+            done.completeExceptionally(new IOException("the association ended " + progress()));
         }
+
+        /** How far this end got, for a failure: "after ...". */
+        abstract String progress();
 
         static SctpMessage message(ChannelHandlerContext ctx, int length) {
             ByteBuf data = ctx.alloc().directBuffer(length).writeZero(length);
@@ -163,7 +170,7 @@ final class NettySctp {
     }
 
     /** Bandwidth's sender: writes while the channel is writable, flushing each burst; then awaits the answer. */
-    private static final class Sender extends End {
+    static final class Sender extends End {
         private final int size;
         private final long iterations;
         private final long total;
@@ -195,14 +202,21 @@ final class NettySctp {
             int inBurst = 0;
             while (sent < total && ctx.channel().isWritable()) {
                 int length = (int) Math.min(message, total - sent);
-                ctx.write(message(ctx, length));
+                // counted first: the write can run this method again (through channelWritabilityChanged, as it
+                // fills the channel's buffer and a nested flush empties it), which must see it sent
                 sent += length;
+                ctx.write(message(ctx, length), ctx.voidPromise());
                 if (++inBurst == burst) {
                     ctx.flush();
                     inBurst = 0;
                 }
             }
             ctx.flush();
+        }
+
+        @Override
+        String progress() {
+            return "after " + sent + " of " + total + " octets were sent, before the receiver's answer";
         }
 
         @Override
@@ -222,12 +236,17 @@ final class NettySctp {
         }
 
         @Override
+        String progress() {
+            return "after " + received + " of " + total + " octets arrived";
+        }
+
+        @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             SctpMessage message = (SctpMessage) msg;
             received += message.content().readableBytes();
             message.release();
             if (received >= total && !done.isDone()) {
-                ctx.writeAndFlush(message(ctx, 1));
+                ctx.writeAndFlush(message(ctx, 1), ctx.voidPromise());
                 done.complete(null);
             }
         }
@@ -246,9 +265,14 @@ final class NettySctp {
         }
 
         @Override
+        String progress() {
+            return "after " + round + " of " + rtt.length + " round trips";
+        }
+
+        @Override
         public void channelActive(ChannelHandlerContext ctx) {
             start = System.nanoTime();
-            ctx.writeAndFlush(message(ctx, size));
+            ctx.writeAndFlush(message(ctx, size), ctx.voidPromise());
         }
 
         @Override
@@ -261,7 +285,7 @@ final class NettySctp {
                 return;
             }
             start = System.nanoTime();
-            ctx.writeAndFlush(message(ctx, size));
+            ctx.writeAndFlush(message(ctx, size), ctx.voidPromise());
         }
     }
 
@@ -274,9 +298,14 @@ final class NettySctp {
         }
 
         @Override
+        String progress() {
+            return "while echoing"; // never: the pinger ends the association
+        }
+
+        @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             ReferenceCountUtil.release(msg);
-            ctx.writeAndFlush(message(ctx, size));
+            ctx.writeAndFlush(message(ctx, size), ctx.voidPromise());
         }
 
         @Override
