@@ -15,6 +15,11 @@ final class Vm {
     private static final Path HOME = Path.of(System.getProperty("user.dir"));
     /** The scenario suites' wait for a completion, in the guest: emulation is ~10x slower, the proxy slower still. */
     private static final String GUEST_TIMEOUT = "rddp.test.timeout-seconds=300";
+    /**
+     * The guest's JVMs compile with C1 only: on an emulated CPU C2's compiles cost more than they return in runs of a
+     * minute (a small in-process {@code rddp compare} on two vCPUs: 34-39 s with C2, 23 s without).
+     */
+    private static final String GUEST_JIT = "-XX:TieredStopAtLevel=1";
 
     /** What a command in the VM printed, and its exit status (125: the VM gave none). */
     record Outcome(int status, String output) {
@@ -55,7 +60,7 @@ final class Vm {
 
     /** The command line that runs {@code rddp} (the CLI's main class) in the guest, on this JVM and class path. */
     static List<String> rddp() {
-        return List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        return List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), GUEST_JIT,
                 "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow", "-cp",
                 System.getProperty("java.class.path"), "org.rddp.cli.Main");
     }
@@ -76,7 +81,8 @@ final class Vm {
      */
     static List<String> junit(List<String> properties, String... classes) {
         List<String> line = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow", "-D" + GUEST_TIMEOUT));
+                GUEST_JIT, "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
+                "-D" + GUEST_TIMEOUT));
         properties.forEach(property -> line.add("-D" + property));
         line.addAll(List.of("-cp", System.getProperty("java.class.path"), GuestMain.class.getName()));
         line.addAll(List.of(classes));
