@@ -99,8 +99,8 @@ public final class Completions {
     public void check(QueuePair qp, String what) throws PeerException {
         if (qp.state() != QpState.RTS) {
             String terminate = terminated;
-            throw new PeerException("the connection ended (" + qp.state() + ") " + what
-                    + (terminate != null ? ": " + terminate : ""), terminate == null);
+            String why = terminate != null ? ": " + terminate : lost != null ? ": it was lost: " + lost : "";
+            throw new PeerException("the connection ended (" + qp.state() + ") " + what + why, terminate == null);
         }
     }
 

@@ -40,7 +40,9 @@ class MultihomingVmTest {
         java.nio.file.Files.createDirectories(charts);
         java.nio.file.Path chart = charts.resolve("failover.png");
         java.nio.file.Files.deleteIfExists(chart);
-        List<String> command = List.of("env", "RDDP=" + String.join(" ", Vm.rddp()), "DURATION=24", "OUTAGE=6",
+        // with the default tiers: with C1 only (faster here) and another VM beside it, the client's association was
+        // lost after the outage in 2 of ~15 SCTP runs (Association.Max.Retrans), never in ~27 with them; not understood
+        List<String> command = List.of("env", "RDDP=" + String.join(" ", Vm.rddpTiered()), "DURATION=24", "OUTAGE=6",
                 "CHART=" + chart, Vm.script("multihome.sh").toString(), "sctp-write:write-bw" + sctp,
                 "sctp-read:read-bw" + sctp, "sctp-send:send-bw" + sctp, "mpa-write:write-bw -t mpa -s 65536");
         Vm.Outcome outcome = Vm.run("multihome", List.of("--load", "sctp,veth", "--smp", "2", "--rw",

@@ -58,11 +58,19 @@ final class Vm {
         return new Outcome(status, Files.readString(file, StandardCharsets.UTF_8));
     }
 
-    /** The command line that runs {@code rddp} (the CLI's main class) in the guest, on this JVM and class path. */
+    /**
+     * The command line that runs {@code rddp} (the CLI's main class) in the guest, on this JVM and class path, compiled
+     * with C1 only.
+     */
     static List<String> rddp() {
         return List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), GUEST_JIT,
                 "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow", "-cp",
                 System.getProperty("java.class.path"), "org.rddp.cli.Main");
+    }
+
+    /** {@link #rddp()} with the JVM's default tiers (C1, then C2). */
+    static List<String> rddpTiered() {
+        return rddp().stream().filter(argument -> !argument.equals(GUEST_JIT)).toList();
     }
 
     /**
