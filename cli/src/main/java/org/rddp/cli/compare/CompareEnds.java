@@ -187,10 +187,10 @@ final class CompareEnds {
             }
         });
         try {
+            int port = listening.get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS); // the server's failure, if not
             PerfResult result;
             try {
-                result = client(task, transports, new InetSocketAddress(loopback,
-                        listening.get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)));
+                result = client(task, transports, new InetSocketAddress(loopback, port));
             } catch (Exception e) {
                 serverFailure(served).ifPresent(e::addSuppressed);
                 throw e;
