@@ -29,6 +29,8 @@ final class Transmitter {
     Receiver receiver;
     Termination termination;
     RdmapEngine engine;
+    /** Messages sent since the last flush: how long a burst the LLP is told of ({@link LlpStream#flush(int)}). */
+    private int burst;
 
     Transmitter(EngineState s) {
         this.s = s;
@@ -66,9 +68,11 @@ final class Transmitter {
      */
     void drain() {
         transmit();
+        int messages = burst;
+        burst = 0;
         // a held payload whose memory failed throws here: the engine fails the stream, and flushAll fails the sends
         // the LLP still held (its count of releases did not move), none of them reported done
-        s.llp.flush();
+        s.llp.flush(messages);
         reportCompletions();
     }
 
@@ -97,6 +101,7 @@ final class Transmitter {
                 if (!transmitResponse()) {
                     return;
                 }
+                burst++;
                 continue;
             }
             if (s.current == null) {
@@ -115,6 +120,7 @@ final class Transmitter {
             if (!transmitCurrent()) {
                 return;
             }
+            burst++;
         }
         if (s.closeRequested && s.readsOutstanding.isEmpty() && !s.llpClosing) {
             s.llpClosing = true;

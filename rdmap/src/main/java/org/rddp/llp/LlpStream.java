@@ -60,6 +60,18 @@ public interface LlpStream {
     }
 
     /**
+     * {@link #flush()} after a burst of {@code messages} messages (Writes, Sends, Reads and Read Responses the engine
+     * sent since its last flush). An LLP that gathers may carry what it holds over to the loop's next duty cycle
+     * when the burst was a stream of many (the application keeps posting): the next burst then joins it in one write,
+     * as a TCP stream's writes of many small messages would; it sends it by the end of the next cycle that brings
+     * nothing more, and at once when it holds enough for one write or when one message came alone (a request that
+     * waits for its answer). Owner thread.
+     */
+    default void flush(int messages) {
+        flush();
+    }
+
+    /**
      * Whether the LLP still reads payload memory that {@link #send} took: it sends some payloads where they lie,
      * not copied, and has not handed all of them to its transport yet. The engine reports no send complete while
      * this holds (the application may reuse a completed send's memory at once), and does not put a payload into

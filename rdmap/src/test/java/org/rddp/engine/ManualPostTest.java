@@ -37,6 +37,7 @@ class ManualPostTest {
             pair.a.loop.invoke();
             assertThat(pair.a.end.segmentsSent() - sent).as("segments sent by the cycle").isEqualTo(POSTS);
             assertThat(pair.a.end.writes() - writes).as("writes they took").isEqualTo(1);
+            assertThat(pair.a.end.bursts().getLast()).as("the burst the LLP was told of").isEqualTo(POSTS);
             received(pair);
         }
     }

@@ -79,6 +79,7 @@ public final class InMemoryLlp implements LlpStream {
     private long segmentsSent;
     private long writes;
     private volatile boolean gathers = true;
+    private final java.util.List<Integer> bursts = new java.util.ArrayList<>();
     private volatile boolean holdPayloads;
     private volatile boolean writesStalled;
     private int heldPayloads;
@@ -215,6 +216,18 @@ public final class InMemoryLlp implements LlpStream {
         for (Slot slot = held.poll(); slot != null; slot = held.poll()) {
             peer.receive(slot);
         }
+    }
+
+    /** Flushes as {@link #flush()}, and keeps the length of the burst the engine says it ended ({@link #bursts}). */
+    @Override
+    public void flush(int messages) {
+        bursts.add(messages);
+        flush();
+    }
+
+    /** The burst lengths the engine gave its flushes, in order. Owner thread, or once it is quiet. */
+    public java.util.List<Integer> bursts() {
+        return bursts;
     }
 
     /** How many flushes sent everything held. */

@@ -32,9 +32,10 @@ import org.rddp.llp.Counters;
  * leaves in one gathering write: the FPDUs of a message cut to the MULPDU of a 1500-octet path (about 1.4 KiB each),
  * or many small messages, rather than a system call each; and one large FPDU with the small ones around it (a 64 KiB
  * Send with its short last FPDU). Large FPDUs leave one per write, each filling a TCP segment of its own (RFC 5044
- * §4.5). A payload left in place is read until TCP has taken it ({@link #holdsPayload}): the engine reports its send
- * complete only then ({@link #releases}). What TCP does not take stays held, as it is, and the stream pushes back
- * until the socket took it.
+ * §4.5). An application that keeps posting small messages sends bursts of many: those wait a duty cycle for the next
+ * burst, so that its writes are as large as a TCP stream's ({@link #flush(int)}). A payload left in place is read
+ * until TCP has taken it ({@link #holdsPayload}): the engine reports its send complete only then ({@link #releases}).
+ * What TCP does not take stays held, as it is, and the stream pushes back until the socket took it.
  *
  * <p>Receiving: reads go into the loop's read buffer, shared by every stream on the loop; the deframer hands each FPDU
  * that lies whole in it to DDP where it lies once its CRC is checked, and keeps a copy of one cut short by the end of
@@ -56,6 +57,13 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
     private static final int LARGEST_HEADER = 512;
     /** Payloads up to this size are copied into the pending buffer with their header and held for one write. */
     private static final int STAGED_PAYLOAD = 16 * 1024;
+    /**
+     * A burst of at least this many messages is a stream of them ({@link #flush(int)}): its FPDUs wait a cycle for the
+     * next burst's, up to a full pending buffer. Writes of ~100 staged 64-octet FPDUs (8 KiB, a burst of perftest's
+     * defaults) spent most of the sender's time per write, not per octet: carried to a full buffer, 64-octet Writes
+     * went from 0.44-0.46 to 0.58-0.60 times the TCP socket's rate, 256-octet ones from 0.49-0.50 to 0.57.
+     */
+    static final int CARRY_MESSAGES = 16;
     private static final AtomicInteger NAMES = new AtomicInteger();
 
     private final SocketChannel channel;
@@ -91,6 +99,8 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
     private boolean payloadHeld;
     /** Whether TCP took part of what is held: the wire may end inside an FPDU. */
     private boolean partlyWritten;
+    /** What is held waits for the next cycle's burst ({@link #flush(int)}): this cycle's turn of the stream skips. */
+    private boolean carried;
     /** Writes that left nothing held ({@link #releases}). */
     private long releases;
     private final MpaFramer framer;
@@ -206,8 +216,12 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
             return 0;
         }
         long before = octetsMoved;
+        int carriedOver = 0;
         try {
-            if (held()) {
+            if (carried) {
+                carried = false; // the next turn writes it, unless the next burst carries it on
+                carriedOver = 1; // the loop has work: it does not sleep on what is held
+            } else if (held()) {
                 writeOutHere();
             }
             readAll();
@@ -229,7 +243,7 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
             lost("TCP connection failed: " + e.getMessage());
             return 1;
         }
-        return octetsMoved == before ? 0 : 1;
+        return octetsMoved == before ? carriedOver : 1;
     }
 
     /**
@@ -498,6 +512,7 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
         lastIsRegion = false;
         partlyWritten = false;
         pendingWrites = false;
+        carried = false;
         pending.clear();
     }
 
@@ -519,9 +534,28 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
         return true;
     }
 
+    /**
+     * Carries the held FPDUs over to the next cycle when a burst of at least {@value #CARRY_MESSAGES} messages framed
+     * them all here (none is read where it lies) and the loop can run this stream in every cycle (it tries its streams
+     * directly: {@link SelectorPoller#runEachCycle}); otherwise writes them.
+     * A carried burst leaves with the next one, when the next FPDU finds the pending buffer full, or in the stream's
+     * turn of the next cycle that brings no burst: a request that waits for its answer (a burst of one) is never
+     * carried, and nothing waits longer than one cycle after the application stops posting. Owner thread.
+     */
+    @Override
+    public void flush(int messages) {
+        if (messages >= CARRY_MESSAGES && !payloadHeld && !pendingWrites && !closing && !down
+                && poller.runEachCycle(this)) {
+            carried = true;
+            return;
+        }
+        flush();
+    }
+
     /** Writes the held FPDUs (the engine stopped sending for now). Owner thread. */
     @Override
     public void flush() {
+        carried = false;
         if (!down && !pendingWrites && held()) {
             writeHeld();
         }

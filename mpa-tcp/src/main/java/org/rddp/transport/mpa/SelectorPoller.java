@@ -183,6 +183,27 @@ final class SelectorPoller implements Poller {
         resting.remove(handler);
     }
 
+    /**
+     * Whether the loop runs {@code handler} in every cycle from now on, whatever its channel is ready for: it does
+     * while it tries its streams directly, and a resting one is then tried directly again (it rests again once
+     * quiet). Loop thread.
+     */
+    boolean runEachCycle(Handler handler) {
+        if (count + resting.size() > DIRECT_LIMIT) {
+            return false;
+        }
+        for (int i = 0; i < count; i++) {
+            if (handlers[i] == handler) {
+                return true;
+            }
+        }
+        if (resting.remove(handler)) {
+            direct(handler);
+            return true;
+        }
+        return false;
+    }
+
     /** A resting handler whose channel turned out ready is tried directly again. */
     private void wake(Handler handler) {
         if (resting.remove(handler)) {

@@ -60,6 +60,7 @@ import org.rddp.verbs.QueuePair;
 import org.rddp.verbs.RdmaDevice;
 import org.rddp.verbs.ReceiveWorkRequest;
 import org.rddp.verbs.SendWorkRequest;
+import org.rddp.loop.Loop;
 import org.rddp.verbs.WcOpcode;
 import org.rddp.verbs.WorkCompletion;
 import org.rddp.wire.PrivateData;
@@ -875,6 +876,89 @@ class MpaSetupTest {
                 sent.fpdus()).isBetween(16L, 24L);
     }
 
+    /**
+     * A burst of many small Sends (posted as one list: the application keeps posting) is carried over to the loop's
+     * next duty cycle, to leave with the next burst in one write; when none comes it leaves in the stream's turn of
+     * that cycle, all of it in one write, and every Send lands.
+     */
+    @Test
+    void aBurstOfManySmallSendsWaitsOneCycleForMoreThenLeavesInOneWrite() throws Exception {
+        int sends = MpaStream.CARRY_MESSAGES * 2;
+        int size = 64;
+        initiator = new End("initiator", sends);
+        responder = new End("responder", sends);
+        connect(manager(MpaOptions.defaults()), manager(MpaOptions.defaults()), options(HELLO, true, 1, 1),
+                new AcceptOptions(WELCOME, 1, 1));
+        exchange();
+        MpaStream stream = (MpaStream) initiator.qp.stream();
+        MemoryRegion source = initiator.region(sends * size);
+        MemoryRegion sink = responder.region(sends * size);
+        SendWorkRequest[] list = new SendWorkRequest[sends];
+        for (int i = 0; i < sends; i++) {
+            source.memory().asSlice((long) i * size, size).fill((byte) (i + 1));
+            responder.postReceive(sink, (long) i * size, size, 100 + i);
+            list[i] = new SendWorkRequest(1).opcode(WorkOpcode.SEND).wrId(200 + i).sge(0, source, (long) i * size,
+                    size);
+        }
+        long before = stream.writes();
+        assertThat(initiator.qp.postSend(list, sends)).isEqualTo(sends);
+        for (int i = 0; i < sends; i++) {
+            WorkCompletion received = responder.completion(100 + i);
+            assertThat(received.status()).isEqualTo(WcStatus.SUCCESS);
+            assertThat(received.byteLength()).isEqualTo(size);
+            assertThat(initiator.completion(200 + i).status()).isEqualTo(WcStatus.SUCCESS);
+        }
+        assertThat(sink.memory().mismatch(source.memory())).as("first octet that differs").isEqualTo(-1);
+        assertThat(stream.writes() - before).as("writes for %d Sends posted at once", sends).isEqualTo(1);
+    }
+
+    /**
+     * Two bursts of many small Sends, the second posted (on the loop) right after the first was framed: the first is
+     * not written on its own but waits for the second, and both leave in one write in the turn of the cycle that
+     * brought nothing more.
+     */
+    @Test
+    void aSecondBurstPostedBeforeTheNextCycleJoinsTheFirstInOneWrite() throws Exception {
+        int burst = MpaStream.CARRY_MESSAGES;
+        int sends = 2 * burst;
+        int size = 64;
+        initiator = new End("initiator", sends);
+        responder = new End("responder", sends);
+        MpaConnectionManager ours = manager(MpaOptions.defaults());
+        connect(ours, manager(MpaOptions.defaults()), options(HELLO, true, 1, 1), new AcceptOptions(WELCOME, 1, 1));
+        exchange();
+        MpaStream stream = (MpaStream) initiator.qp.stream();
+        MemoryRegion source = initiator.region(sends * size);
+        MemoryRegion sink = responder.region(sends * size);
+        SendWorkRequest[] first = new SendWorkRequest[burst];
+        SendWorkRequest[] second = new SendWorkRequest[burst];
+        for (int i = 0; i < sends; i++) {
+            source.memory().asSlice((long) i * size, size).fill((byte) (i + 1));
+            responder.postReceive(sink, (long) i * size, size, 100 + i);
+            (i < burst ? first : second)[i % burst] = new SendWorkRequest(1).opcode(WorkOpcode.SEND).wrId(200 + i)
+                    .sge(0, source, (long) i * size, size);
+        }
+        Loop loop = ours.loops().getFirst();
+        long before = stream.writes();
+        CompletableFuture<Long> writesAfterFirst = new CompletableFuture<>();
+        // on the loop: the first burst's drain is queued behind this command, the second post behind that drain
+        loop.execute(() -> {
+            initiator.qp.postSend(first, burst);
+            loop.execute(() -> {
+                writesAfterFirst.complete(stream.writes() - before);
+                initiator.qp.postSend(second, burst);
+            });
+        });
+        for (int i = 0; i < sends; i++) {
+            assertThat(responder.completion(100 + i).status()).isEqualTo(WcStatus.SUCCESS);
+            assertThat(initiator.completion(200 + i).status()).isEqualTo(WcStatus.SUCCESS);
+        }
+        assertThat(writesAfterFirst.get(WAIT_SECONDS, TimeUnit.SECONDS)).as("writes once the first burst was framed")
+                .isZero();
+        assertThat(sink.memory().mismatch(source.memory())).as("first octet that differs").isEqualTo(-1);
+        assertThat(stream.writes() - before).as("writes for two bursts of %d Sends", burst).isEqualTo(1);
+    }
+
     /** A Send of {@code size} octets that landed whole: the initiator stream's MULPDU, its FPDUs, and its writes. */
     private record Sent(int mulpdu, int fpdus, long writes) {
     }
@@ -1089,10 +1173,15 @@ class MpaSetupTest {
         private final List<WorkCompletion> early = new ArrayList<>();
 
         End(String name) {
+            this(name, 8);
+        }
+
+        /** With room for {@code depth} sends and as many receives. */
+        End(String name, int depth) {
             RdmaDevice device = new RdmaDevice(name);
             pd = device.allocateProtectionDomain();
-            cq = device.createCompletionQueue(64);
-            qp = pd.createQueuePair(new QpAttributes(cq, cq, null, 8, 8, 1, true,
+            cq = device.createCompletionQueue(Math.max(64, 2 * depth + 8));
+            qp = pd.createQueuePair(new QpAttributes(cq, cq, null, depth, depth, 1, true,
                     (pair, event, terminate, detail) -> events.add(new Event(event, terminate, detail))));
         }
 

@@ -102,6 +102,53 @@ class SelectorPollerTest {
     }
 
     /**
+     * A stream that asks to be run every cycle (it carried what it holds over to the next one) is, resting or not,
+     * while the loop tries its streams directly; a loop with more streams than it tries directly says no.
+     */
+    @Test
+    void aStreamThatAsksToBeRunEveryCycleIsUnlessTheLoopHasTooManyToTryDirectly() throws Exception {
+        InetAddress loopback = InetAddress.getLoopbackAddress();
+        SelectorPoller poller = new SelectorPoller();
+        java.util.List<SocketChannel> channels = new java.util.ArrayList<>();
+        try (ServerSocketChannel server = ServerSocketChannel.open().bind(new InetSocketAddress(loopback, 0))) {
+            java.util.List<Reader> readers = new java.util.ArrayList<>();
+            for (int i = 0; i <= SelectorPoller.DIRECT_LIMIT; i++) {
+                channels.add(SocketChannel.open(server.getLocalAddress()));
+                SocketChannel accepted = server.accept();
+                channels.add(accepted);
+                accepted.configureBlocking(false);
+                Reader reader = new Reader(accepted, true);
+                readers.add(reader);
+                if (i < SelectorPoller.DIRECT_LIMIT) {
+                    poller.register(accepted, SelectionKey.OP_READ, reader);
+                }
+            }
+            Reader first = readers.getFirst();
+            assertThat(poller.runEachCycle(first)).as("tried directly: yes").isTrue();
+            for (int i = 0; i <= SelectorPoller.QUIET_CYCLES; i++) {
+                poller.poll();
+            }
+            assertThat(poller.resting()).isEqualTo(SelectorPoller.DIRECT_LIMIT);
+            assertThat(poller.runEachCycle(first)).as("resting: tried directly again").isTrue();
+            assertThat(poller.resting()).isEqualTo(SelectorPoller.DIRECT_LIMIT - 1);
+            int runs = first.runs;
+            for (int i = 0; i < 5; i++) {
+                poller.poll();
+            }
+            assertThat(first.runs - runs).as("runs in the next cycles").isEqualTo(5);
+
+            SocketChannel last = channels.getLast();
+            poller.register(last, SelectionKey.OP_READ, readers.getLast());
+            assertThat(poller.runEachCycle(first)).as("more streams than the loop tries directly").isFalse();
+        } finally {
+            for (SocketChannel channel : channels) {
+                channel.close();
+            }
+            poller.close();
+        }
+    }
+
+    /**
      * Resting is bounded by the direct limit: with more quiet streams than that the loop asks the selector about all
      * of them and rests none; with as many as the limit, each rests.
      */
