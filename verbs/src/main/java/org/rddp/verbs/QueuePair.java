@@ -371,6 +371,9 @@ public final class QueuePair {
     /** The engine's view of this queue pair: its work queues and its memory. Owner thread. */
     private final class Glue implements WorkQueues, StagResolver {
         private final SharedReceiveQueue srq = attributes.sharedReceiveQueue();
+        /** The regions {@link #resolve} found last for local and for remote access: the engine's loop's alone. */
+        private TaggedMemory lastLocal;
+        private TaggedMemory lastRemote;
 
         @Override
         public SendWork nextSend() {
@@ -484,7 +487,21 @@ public final class QueuePair {
 
         @Override
         public int resolve(int stag, long to, long length, int access, PlacementTarget target) {
-            TaggedMemory memory = pd.device().lookup(stag);
+            boolean local = (access & (LOCAL_READ | LOCAL_WRITE)) != 0;
+            TaggedMemory memory = local ? lastLocal : lastRemote;
+            // the region found last for this use, while it is still the one its STag names: a region never becomes
+            // valid again, and an STag names no other object while it is valid (a window's key changes at each bind,
+            // so windows are looked up each time). Saves the table's pointer chase per segment.
+            if (memory == null || memory.stag != stag || !memory.valid) {
+                memory = pd.device().lookup(stag);
+                if (memory instanceof MemoryRegion) {
+                    if (local) {
+                        lastLocal = memory;
+                    } else {
+                        lastRemote = memory;
+                    }
+                }
+            }
             if (memory == null) {
                 return INVALID_STAG;
             }

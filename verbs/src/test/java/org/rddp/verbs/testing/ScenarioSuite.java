@@ -763,6 +763,49 @@ public abstract class ScenarioSuite {
         }
     }
 
+    /** A region the peer has written to, then deregistered: its rkey stops working at once, as an unknown one. */
+    @Test
+    void aRegionDeregisteredAfterThePeerWroteToItIsOutOfReach() throws Exception {
+        try (Peers peers = new Peers(transport, 8)) {
+            MemoryRegion target = peers.responder.region(4096, Access.LOCAL_WRITE, Access.REMOTE_WRITE);
+            MemoryRegion inbox = peers.responder.region(64, Access.LOCAL_WRITE);
+            peers.responder.postReceive(inbox, 0, 64, 2);
+            peers.connect(1, 1);
+            MemoryRegion source = peers.initiator.region(64);
+            request.opcode(WorkOpcode.RDMA_WRITE).wrId(1).remote(target.rkey(), 0).sge(0, source, 0, 64);
+            peers.initiator.post(request);
+            expect(peers.initiator.next(), 1, WcStatus.SUCCESS, WcOpcode.RDMA_WRITE, 64);
+            request.opcode(WorkOpcode.SEND).wrId(3).sge(0, source, 0, 64);
+            peers.initiator.post(request);
+            expect(peers.initiator.next(), 3, WcStatus.SUCCESS, WcOpcode.SEND, 64);
+            expect(peers.responder.next(), 2, WcStatus.SUCCESS, WcOpcode.RECV, 64); // the Write was placed before it
+            target.deregister();
+            request.opcode(WorkOpcode.RDMA_WRITE).wrId(4).remote(target.rkey(), 0).sge(0, source, 0, 64);
+            peers.initiator.post(request);
+            assertThat(peers.initiator.await(QpEvent.TERMINATE_RECEIVED).terminate().cause())
+                    .contains(DdpError.TAGGED_INVALID_STAG);
+        }
+    }
+
+    /** A region a Send went out of, then deregistered: its lkey stops working at once for the next post. */
+    @Test
+    void aRegionDeregisteredAfterASendWentOutOfItIsOutOfReach() throws Exception {
+        try (Peers peers = new Peers(transport, 8)) {
+            MemoryRegion inbox = peers.responder.region(128, Access.LOCAL_WRITE);
+            peers.responder.postReceive(inbox, 0, 64, 1);
+            peers.responder.postReceive(inbox, 64, 64, 2);
+            peers.connect(1, 1);
+            MemoryRegion source = peers.initiator.region(64);
+            request.opcode(WorkOpcode.SEND).wrId(3).sge(0, source, 0, 64);
+            peers.initiator.post(request);
+            expect(peers.initiator.next(), 3, WcStatus.SUCCESS, WcOpcode.SEND, 64);
+            source.deregister();
+            request.wrId(4);
+            peers.initiator.post(request);
+            expect(peers.initiator.next(), 4, WcStatus.LOC_PROT_ERR, WcOpcode.SEND, 0);
+        }
+    }
+
     @Test
     void aDeregisteredRegionIsOutOfReach() throws Exception {
         try (Peers peers = new Peers(transport, 8)) {
