@@ -763,6 +763,53 @@ public abstract class ScenarioSuite {
         }
     }
 
+    /**
+     * An application that streams: bursts of many small RDMA Writes, each burst posted as one list and ended by a
+     * Send, one burst after another without waiting. Every Write lands where it was aimed and every Send in order,
+     * whatever the transport holds back between bursts (MPA carries a burst over to the next cycle) and whoever
+     * drives the loops.
+     */
+    @Test
+    void burstsOfManySmallWritesPostedAsListsAllLand() throws Exception {
+        int perBurst = 24;
+        int bursts = 3;
+        int size = 64;
+        try (Peers peers = new Peers(transport, bursts * (perBurst + 1))) {
+            MemoryRegion target = peers.responder.region((long) bursts * perBurst * size, Access.LOCAL_WRITE,
+                    Access.REMOTE_WRITE);
+            MemoryRegion inbox = peers.responder.region((long) bursts * size, Access.LOCAL_WRITE);
+            for (int b = 0; b < bursts; b++) {
+                peers.responder.postReceive(inbox, (long) b * size, size, 100 + b);
+            }
+            peers.connect(1, 1);
+            MemoryRegion source = peers.initiator.region((long) bursts * perBurst * size);
+            for (int i = 0; i < bursts * perBurst; i++) {
+                source.memory().asSlice((long) i * size, size).fill((byte) (i * 7 + 1));
+            }
+            for (int b = 0; b < bursts; b++) {
+                SendWorkRequest[] list = new SendWorkRequest[perBurst + 1];
+                for (int i = 0; i < perBurst; i++) {
+                    long offset = (long) (b * perBurst + i) * size;
+                    list[i] = new SendWorkRequest(1).opcode(WorkOpcode.RDMA_WRITE).wrId(b * 1000L + i)
+                            .remote(target.rkey(), offset).sge(0, source, offset, size);
+                }
+                list[perBurst] = new SendWorkRequest(1).opcode(WorkOpcode.SEND).wrId(b * 1000L + perBurst)
+                        .sge(0, source, (long) b * perBurst * size, size);
+                assertThat(peers.initiator.qp.postSend(list, list.length)).isEqualTo(list.length);
+            }
+            for (int b = 0; b < bursts; b++) {
+                for (int i = 0; i < perBurst; i++) {
+                    expect(peers.initiator.next(), b * 1000L + i, WcStatus.SUCCESS, WcOpcode.RDMA_WRITE, size);
+                }
+                expect(peers.initiator.next(), b * 1000L + perBurst, WcStatus.SUCCESS, WcOpcode.SEND, size);
+            }
+            for (int b = 0; b < bursts; b++) {
+                expect(peers.responder.next(), 100 + b, WcStatus.SUCCESS, WcOpcode.RECV, size);
+            }
+            assertThat(target.memory().mismatch(source.memory())).as("first octet that differs").isEqualTo(-1);
+        }
+    }
+
     /** A region the peer has written to, then deregistered: its rkey stops working at once, as an unknown one. */
     @Test
     void aRegionDeregisteredAfterThePeerWroteToItIsOutOfReach() throws Exception {
