@@ -177,6 +177,7 @@ public final class ExsSocket {
                     made.close(); // closed meanwhile
                 } else {
                     listener = made;
+                    local = made.address(); // as bound: the port the system chose for port 0
                 }
             } finally {
                 queue.unlock();
@@ -429,7 +430,10 @@ public final class ExsSocket {
         }
     }
 
-    /** The local address it is bound to, or null ({@code exs_getsockname}). */
+    /**
+     * The local address it is bound to, or null ({@code exs_getsockname}); once it listens, the address the transport
+     * bound, with the port the system chose if it was bound to port 0.
+     */
     public SocketAddress localAddress() {
         queue.lock.lock();
         try {
