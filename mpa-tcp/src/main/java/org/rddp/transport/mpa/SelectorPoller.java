@@ -197,18 +197,16 @@ final class SelectorPoller implements Poller {
                 return true;
             }
         }
+        return wake(handler);
+    }
+
+    /** A resting handler whose channel turned out ready is tried directly again; whether it was resting. */
+    private boolean wake(Handler handler) {
         if (resting.remove(handler)) {
             direct(handler);
             return true;
         }
         return false;
-    }
-
-    /** A resting handler whose channel turned out ready is tried directly again. */
-    private void wake(Handler handler) {
-        if (resting.remove(handler)) {
-            direct(handler);
-        }
     }
 
     /** Leaves the {@code i}-th directly tried handler to the selector. */

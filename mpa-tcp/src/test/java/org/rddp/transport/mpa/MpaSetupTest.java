@@ -14,6 +14,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
@@ -883,33 +884,12 @@ class MpaSetupTest {
      */
     @Test
     void aBurstOfManySmallSendsWaitsOneCycleForMoreThenLeavesInOneWrite() throws Exception {
-        int sends = MpaStream.CARRY_MESSAGES * 2;
-        int size = 64;
-        initiator = new End("initiator", sends);
-        responder = new End("responder", sends);
-        connect(manager(MpaOptions.defaults()), manager(MpaOptions.defaults()), options(HELLO, true, 1, 1),
-                new AcceptOptions(WELCOME, 1, 1));
-        exchange();
-        MpaStream stream = (MpaStream) initiator.qp.stream();
-        MemoryRegion source = initiator.region(sends * size);
-        MemoryRegion sink = responder.region(sends * size);
-        SendWorkRequest[] list = new SendWorkRequest[sends];
-        for (int i = 0; i < sends; i++) {
-            source.memory().asSlice((long) i * size, size).fill((byte) (i + 1));
-            responder.postReceive(sink, (long) i * size, size, 100 + i);
-            list[i] = new SendWorkRequest(1).opcode(WorkOpcode.SEND).wrId(200 + i).sge(0, source, (long) i * size,
-                    size);
-        }
-        long before = stream.writes();
-        assertThat(initiator.qp.postSend(list, sends)).isEqualTo(sends);
-        for (int i = 0; i < sends; i++) {
-            WorkCompletion received = responder.completion(100 + i);
-            assertThat(received.status()).isEqualTo(WcStatus.SUCCESS);
-            assertThat(received.byteLength()).isEqualTo(size);
-            assertThat(initiator.completion(200 + i).status()).isEqualTo(WcStatus.SUCCESS);
-        }
-        assertThat(sink.memory().mismatch(source.memory())).as("first octet that differs").isEqualTo(-1);
-        assertThat(stream.writes() - before).as("writes for %d Sends posted at once", sends).isEqualTo(1);
+        int count = MpaStream.CARRY_MESSAGES * 2;
+        SmallSends sends = new SmallSends(manager(MpaOptions.defaults()), count);
+        long before = sends.stream.writes();
+        assertThat(initiator.qp.postSend(sends.requests, count)).isEqualTo(count);
+        sends.landed();
+        assertThat(sends.stream.writes() - before).as("writes for %d Sends posted at once", count).isEqualTo(1);
     }
 
     /**
@@ -920,43 +900,65 @@ class MpaSetupTest {
     @Test
     void aSecondBurstPostedBeforeTheNextCycleJoinsTheFirstInOneWrite() throws Exception {
         int burst = MpaStream.CARRY_MESSAGES;
-        int sends = 2 * burst;
-        int size = 64;
-        initiator = new End("initiator", sends);
-        responder = new End("responder", sends);
         MpaConnectionManager ours = manager(MpaOptions.defaults());
-        connect(ours, manager(MpaOptions.defaults()), options(HELLO, true, 1, 1), new AcceptOptions(WELCOME, 1, 1));
-        exchange();
-        MpaStream stream = (MpaStream) initiator.qp.stream();
-        MemoryRegion source = initiator.region(sends * size);
-        MemoryRegion sink = responder.region(sends * size);
-        SendWorkRequest[] first = new SendWorkRequest[burst];
-        SendWorkRequest[] second = new SendWorkRequest[burst];
-        for (int i = 0; i < sends; i++) {
-            source.memory().asSlice((long) i * size, size).fill((byte) (i + 1));
-            responder.postReceive(sink, (long) i * size, size, 100 + i);
-            (i < burst ? first : second)[i % burst] = new SendWorkRequest(1).opcode(WorkOpcode.SEND).wrId(200 + i)
-                    .sge(0, source, (long) i * size, size);
-        }
+        SmallSends sends = new SmallSends(ours, 2 * burst);
+        SendWorkRequest[] second = Arrays.copyOfRange(sends.requests, burst, 2 * burst);
         Loop loop = ours.loops().getFirst();
-        long before = stream.writes();
+        long before = sends.stream.writes();
         CompletableFuture<Long> writesAfterFirst = new CompletableFuture<>();
         // on the loop: the first burst's drain is queued behind this command, the second post behind that drain
         loop.execute(() -> {
-            initiator.qp.postSend(first, burst);
+            initiator.qp.postSend(sends.requests, burst);
             loop.execute(() -> {
-                writesAfterFirst.complete(stream.writes() - before);
+                writesAfterFirst.complete(sends.stream.writes() - before);
                 initiator.qp.postSend(second, burst);
             });
         });
-        for (int i = 0; i < sends; i++) {
-            assertThat(responder.completion(100 + i).status()).isEqualTo(WcStatus.SUCCESS);
-            assertThat(initiator.completion(200 + i).status()).isEqualTo(WcStatus.SUCCESS);
-        }
+        sends.landed();
         assertThat(writesAfterFirst.get(WAIT_SECONDS, TimeUnit.SECONDS)).as("writes once the first burst was framed")
                 .isZero();
-        assertThat(sink.memory().mismatch(source.memory())).as("first octet that differs").isEqualTo(-1);
-        assertThat(stream.writes() - before).as("writes for two bursts of %d Sends", burst).isEqualTo(1);
+        assertThat(sends.stream.writes() - before).as("writes for two bursts of %d Sends", burst).isEqualTo(1);
+    }
+
+    /**
+     * A connection with room for {@code count} requests each way (the initiator's manager {@code ours}), and
+     * {@code count} patterned Sends of 64 octets for the initiator to post, each into a receive the responder posted.
+     */
+    private final class SmallSends {
+        private static final int SIZE = 64;
+        final MpaStream stream;
+        final MemoryRegion source;
+        final MemoryRegion sink;
+        final SendWorkRequest[] requests;
+
+        SmallSends(MpaConnectionManager ours, int count) throws Exception {
+            initiator = new End("initiator", count);
+            responder = new End("responder", count);
+            connect(ours, manager(MpaOptions.defaults()), options(HELLO, true, 1, 1),
+                    new AcceptOptions(WELCOME, 1, 1));
+            exchange();
+            stream = (MpaStream) initiator.qp.stream();
+            source = initiator.region(count * SIZE);
+            sink = responder.region(count * SIZE);
+            requests = new SendWorkRequest[count];
+            for (int i = 0; i < count; i++) {
+                source.memory().asSlice((long) i * SIZE, SIZE).fill((byte) (i + 1));
+                responder.postReceive(sink, (long) i * SIZE, SIZE, 100 + i);
+                requests[i] = new SendWorkRequest(1).opcode(WorkOpcode.SEND).wrId(200 + i)
+                        .sge(0, source, (long) i * SIZE, SIZE);
+            }
+        }
+
+        /** Every Send completed on both sides, whole and in place. */
+        void landed() throws InterruptedException {
+            for (int i = 0; i < requests.length; i++) {
+                WorkCompletion received = responder.completion(100 + i);
+                assertThat(received.status()).isEqualTo(WcStatus.SUCCESS);
+                assertThat(received.byteLength()).isEqualTo(SIZE);
+                assertThat(initiator.completion(200 + i).status()).isEqualTo(WcStatus.SUCCESS);
+            }
+            assertThat(sink.memory().mismatch(source.memory())).as("first octet that differs").isEqualTo(-1);
+        }
     }
 
     /** A Send of {@code size} octets that landed whole: the initiator stream's MULPDU, its FPDUs, and its writes. */
