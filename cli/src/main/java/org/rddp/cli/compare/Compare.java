@@ -466,7 +466,13 @@ public final class Compare {
     /** The least share of a point's time a warm-up lasts when points are sized by time. */
     static final double WARM_UP_SHARE = 0.25;
     /** The most bandwidth runs one warm-up makes. */
-    static final int WARM_UP_RUNS = 4;
+    static final int WARM_UP_RUNS = 8;
+    /** The most time one bandwidth warm-up runs, in points' time. */
+    static final double WARM_UP_POINTS = 2;
+    /** A warm-up run whose peak rate rose more than this over the run before's was still warming. */
+    static final double WARM_UP_RISE = 1.2;
+    /** A warm-up run whose average rate was less than this share of its peak sped up as it ran: still warming. */
+    static final double WARM_UP_EVEN = 0.5;
     static final String LATENCY = "latency";
     /** Round trips at an offered load: a message due every 1/rate s, each echoed, timed from when it fell due. */
     static final String LOAD = "load";
@@ -597,25 +603,50 @@ public final class Compare {
     /**
      * Warms {@code series} up at {@code size} and returns the rate it reached, in octets a second. A first run moves
      * {@link #DEFAULT_BYTES}, or the points' volume when that is less (100..20,000 messages); when points are sized by
-     * time, a warm-up shorter than {@link #WARM_UP_SHARE} of a point runs again, longer, up to {@link #WARM_UP_RUNS}
-     * times: 20,000 messages of 64 B take milliseconds, mostly start-up, and their rate sized the points at a tenth
-     * of a second or less.
+     * time, it runs again, longer, while its last run may still have been warming: the first (it starts cold); one
+     * shorter than {@link #WARM_UP_SHARE} of a point (20,000 messages of 64 B take milliseconds, mostly start-up); one
+     * faster than the run before, on average or at its peak, by more than {@link #WARM_UP_RISE}; one whose average
+     * was under {@link #WARM_UP_EVEN} of its own peak (it sped up as it ran) -- up to {@link #WARM_UP_RUNS} runs and
+     * {@link #WARM_UP_POINTS} points' time. On two cores with both ends busy the JIT's second tier finishes RDDP's
+     * small-message path late: 40,000 and 80,000 Writes of 64 B ran at 15 MB/s each (a sixth of what they reach
+     * warm) while their fastest eighth climbed from 36 to 53 MB/s; sized from them, the point lasted a sixth of a
+     * second, not one.
      */
     static double warmUp(Plan plan, Measure measure, Series series, int size) throws Exception {
         // points of a given volume warm up with it, when it is less (at least 100 messages: the JIT's share)
         long bytes = plan.bandwidthBytes() > 0 ? Math.min(plan.bandwidthBytes(), DEFAULT_BYTES) : DEFAULT_BYTES;
         long iterations = Math.clamp(bytes / size, 100, 20_000);
-        double rate = rate(measure.run(new Task(series, BANDWIDTH, size, iterations)));
+        PerfResult.Bandwidth run = (PerfResult.Bandwidth) measure.run(new Task(series, BANDWIDTH, size, iterations));
         if (plan.bandwidthBytes() > 0) {
-            return rate; // the points have a volume of their own
+            return rate(run); // the points have a volume of their own
         }
         double goal = WARM_UP_SHARE * plan.secondsPerPoint();
-        for (int run = 1; run < WARM_UP_RUNS && (double) iterations * size / rate < goal
-                && iterations < Task.MAX_ITERATIONS; run++) {
-            iterations = Math.min(Task.MAX_ITERATIONS, Math.max(2 * iterations, (long) (rate * goal / size)));
-            rate = rate(measure.run(new Task(series, BANDWIDTH, size, iterations)));
+        double spent = seconds(run);
+        double peakBefore = Double.NaN;
+        double averageBefore = Double.NaN;
+        for (int runs = 1; runs < WARM_UP_RUNS && iterations < Task.MAX_ITERATIONS
+                && spent < WARM_UP_POINTS * plan.secondsPerPoint(); runs++) {
+            boolean brief = seconds(run) < goal;
+            boolean climbing = runs == 1 || run.peakMbps() > WARM_UP_RISE * peakBefore
+                    || run.averageMbps() > WARM_UP_RISE * averageBefore
+                    || run.averageMbps() < WARM_UP_EVEN * run.peakMbps();
+            if (!brief && !climbing) {
+                break;
+            }
+            double peak = run.peakMbps() * (1 << 20);
+            iterations = Math.min(Task.MAX_ITERATIONS, Math.max(brief ? 2 * iterations : iterations,
+                    (long) (peak * goal / size))); // long enough at the pace of its fastest part
+            peakBefore = run.peakMbps();
+            averageBefore = run.averageMbps();
+            run = (PerfResult.Bandwidth) measure.run(new Task(series, BANDWIDTH, size, iterations));
+            spent += seconds(run);
         }
-        return rate;
+        return rate(run);
+    }
+
+    /** How long a bandwidth run took, in seconds. */
+    private static double seconds(PerfResult.Bandwidth run) {
+        return run.iterations() * (double) run.bytes() / (run.averageMbps() * (1 << 20));
     }
 
     /**

@@ -74,7 +74,7 @@ class CompareWarmUpTest {
     }
 
     @Test
-    void aWarmUpThatLastedLongEnoughIsNotRepeated() throws Exception {
+    void aFirstWarmUpThatLastedLongEnoughRunsOnceMoreAndNoMore() throws Exception {
         Compare.Measure slow = task -> task.bandwidth()
                 ? PerfResult.Bandwidth.of(task.size(), task.iterations(), TimeUnit.MILLISECONDS.toNanos(400), 0)
                 : PerfResult.Latency.of(task.size(), new long[] {1_000}, 2);
@@ -85,7 +85,54 @@ class CompareWarmUpTest {
             }
             return slow.run(task);
         }, "test", line -> { });
-        assertThat(runs).as("one warm-up of 20,000 in 0.4 s, then a point of 1 s").containsExactly(20_000L, 50_000L);
+        assertThat(runs).as("20,000 in 0.4 s, cold; again at the same rate; then a point of 1 s")
+                .containsExactly(20_000L, 20_000L, 50_000L);
+    }
+
+    /**
+     * A transport that warms as the JIT warms RDDP's path on two busy cores: its first two runs average a sixth of
+     * {@link #STEADY} while their fastest part climbs (a quarter of it, then half), then it runs at {@link #STEADY}.
+     */
+    @Test
+    void aWarmUpWhosePeakStillClimbsRunsAgainAndThePointLastsItsSecond() throws Exception {
+        List<Long> runs = new ArrayList<>();
+        Compare.run(plan(0, 1), task -> {
+            if (!task.bandwidth()) {
+                return PerfResult.Latency.of(task.size(), new long[] {1_000}, 2);
+            }
+            runs.add(task.iterations());
+            int run = runs.size();
+            double average = run <= 2 ? STEADY / 6 : STEADY;
+            double peak = run == 1 ? STEADY / 4 : run == 2 ? STEADY / 2 : STEADY;
+            long nanos = (long) (task.iterations() * (double) task.size() / average * 1e9);
+            return PerfResult.Bandwidth.of(task.size(), task.iterations(), nanos, peak / (1 << 20));
+        }, "test", line -> { });
+        long point = runs.getLast();
+        // sized from the second run (as long as a warm-up should last, as slow on average as the first) the point
+        // would have lasted a sixth of a second
+        assertThat(point * (double) SIZE / STEADY).as("the measured point, in seconds").isBetween(0.9, 1.1);
+        assertThat(runs.size()).as("warm-up runs, then the point").isBetween(4, Compare.WARM_UP_RUNS + 1);
+    }
+
+    @Test
+    void aWarmUpThatNeverSettlesEndsAfterTwoPointsTime() throws Exception {
+        List<Long> runs = new ArrayList<>();
+        double[] spent = {0};
+        Compare.run(plan(0, 1), task -> {
+            if (!task.bandwidth()) {
+                return PerfResult.Latency.of(task.size(), new long[] {1_000}, 2);
+            }
+            runs.add(task.iterations());
+            double average = STEADY / 10; // never even: its peak is always three times its average
+            long nanos = (long) (task.iterations() * (double) task.size() / average * 1e9);
+            spent[0] += nanos / 1e9;
+            return PerfResult.Bandwidth.of(task.size(), task.iterations(), nanos, 3 * average / (1 << 20));
+        }, "test", line -> { });
+        double point = runs.getLast() * (double) SIZE / (STEADY / 10);
+        assertThat(runs.size()).isLessThanOrEqualTo(Compare.WARM_UP_RUNS + 1);
+        // it stops once it has run two points' time; its last run lasts a quarter of a point at its peak pace
+        assertThat(spent[0] - point).as("warm-up seconds").isBetween(Compare.WARM_UP_POINTS, Compare.WARM_UP_POINTS
+                + 1);
     }
 
     /** The round trips each latency run of {@code plan} was asked for, at a round trip of {@code roundTripNanos}. */
