@@ -242,7 +242,7 @@ public final class CompareCommand implements Callable<Integer> {
             sctp.transport = TransportOptions.Transport.SCTP;
             sctp.sctpStack = sctpStack;
             Compare.Plan plan = plan(series, stack, load);
-            banner(stdout, series, stack, "loopback, both ends in this process");
+            banner(stdout, series, stack, "loopback, both ends in this process" + Compare.tcpCongestionControl());
             Compare.Measure measure = Compare.inProcess(new CompareEnds.Transports(mpa, sctp, stack,
                     posting.cqMod, posting.postList));
             try (setter) {
@@ -263,7 +263,7 @@ public final class CompareCommand implements Callable<Integer> {
                     err); setter) {
                 SctpStack remoteStack = remote.transports().sctpStack();
                 banner(stdout, series, remoteStack, "initiator here, responder at " + responder.getHostString() + ":"
-                        + responder.getPort());
+                        + responder.getPort() + Compare.tcpCongestionControl().replace("control", "control here"));
                 for (String scenario : named) {
                     setter.set(scenario);
                     results.add(Compare.run(plan(series, remoteStack, load).under(scenario), remote, remote.setup(),

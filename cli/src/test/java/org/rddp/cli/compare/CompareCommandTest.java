@@ -40,6 +40,10 @@ class CompareCommandTest {
         assertThat(new ObjectMapper().readTree(out.resolve("compare.json").toFile()).get("setup").asText())
                 .isEqualTo("both ends in one process, loopback; MTU " + java.net.NetworkInterface.getByInetAddress(
                         InetAddress.getLoopbackAddress()).getMTU());
+        // the congestion control decides the TCP figures on loopback: the banner says which one the sockets get
+        assertThat(run.out()).contains("loopback, both ends in this process" + Compare.tcpCongestionControl() + "\n");
+        assertThat(Compare.tcpCongestionControl()).isEqualTo(", TCP congestion control "
+                + Files.readString(Path.of("/proc/sys/net/ipv4/tcp_congestion_control")).strip());
     }
 
     @Test
