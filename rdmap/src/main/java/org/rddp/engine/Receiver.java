@@ -344,7 +344,7 @@ final class Receiver {
 
     boolean copy(MemorySegment source, long sourceOffset, int length) {
         try {
-            MemorySegment.copy(source, sourceOffset, s.target.memory(), s.target.offset(), length);
+            Wire.copy(source, sourceOffset, s.target.memory(), s.target.offset(), length);
             return true;
         } catch (IllegalStateException | IndexOutOfBoundsException e) {
             // the region's memory went away under us (its arena was closed): never touch it again

@@ -1,6 +1,7 @@
 package org.rddp.llp;
 
 import java.lang.foreign.MemorySegment;
+import org.rddp.wire.Wire;
 import org.rddp.ddp.DdpSegment;
 
 /**
@@ -35,7 +36,7 @@ public final class EarlyPlacement {
             return false;
         }
         try {
-            MemorySegment.copy(buffer, offset + DdpSegment.TAGGED_HEADER_LENGTH, target.memory(), target.offset(),
+            Wire.copy(buffer, offset + DdpSegment.TAGGED_HEADER_LENGTH, target.memory(), target.offset(),
                     payload); // checks the memory is reachable before it copies anything
         } catch (IllegalStateException | WrongThreadException e) {
             return false;

@@ -3,6 +3,7 @@ package org.rddp.mpa;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.util.zip.CRC32C;
+import org.rddp.wire.Wire;
 
 /**
  * The sending half of MPA Full Operation for one direction of one connection (RFC 5044 §4): turns ULPDUs into
@@ -22,8 +23,9 @@ public final class MpaFramer {
     private final boolean crcEnabled;
     private final CRC32C crc = new CRC32C();
     private long position;
-    private ByteBuffer viewed; // the destination buffer last framed into, and its memory from index 0
-    private MemorySegment view;
+    private ByteBuffer viewed; // the destination buffer last framed into, its memory from index 0, and a view the CRC
+    private MemorySegment view; // reads from (its own position and limit, so the destination's stay as they are)
+    private ByteBuffer crcView;
 
     /**
      * @param markers    insert Markers (the peer's M bit, RFC 5044 §7.1.1)
@@ -71,9 +73,8 @@ public final class MpaFramer {
         int start = destination.position();
         MemorySegment memory = memoryOf(destination);
         destination.putShort((short) ulpduLength);
-        MemorySegment.copy(header, headerOffset, memory, start + MpaFpdu.ULPDU_LENGTH_LENGTH, headerLength);
-        MemorySegment.copy(payload, payloadOffset, memory, start + MpaFpdu.ULPDU_LENGTH_LENGTH + headerLength,
-                payloadLength);
+        Wire.copy(header, headerOffset, memory, start + MpaFpdu.ULPDU_LENGTH_LENGTH, headerLength);
+        Wire.copy(payload, payloadOffset, memory, start + MpaFpdu.ULPDU_LENGTH_LENGTH + headerLength, payloadLength);
         int end = start + MpaFpdu.ULPDU_LENGTH_LENGTH + ulpduLength;
         for (int pad = MpaFpdu.padLength(ulpduLength); pad > 0; pad--) {
             destination.put(end++, (byte) 0);
@@ -99,19 +100,24 @@ public final class MpaFramer {
     private MemorySegment memoryOf(ByteBuffer destination) {
         if (destination != viewed) {
             view = MemorySegment.ofBuffer(destination.duplicate().clear());
+            crcView = destination.duplicate().clear();
             viewed = destination;
         }
         return view;
+    }
+
+    /** Adds {@code from} to {@code to} of {@code destination} to the CRC. */
+    private void crcOver(ByteBuffer destination, int from, int to) {
+        memoryOf(destination);
+        crc.update(crcView.limit(to).position(from));
     }
 
     /** Puts the CRC field over {@code start} to {@code end} of {@code destination} (zero without CRCs), after it. */
     private void seal(ByteBuffer destination, int start, int end) {
         int value = 0;
         if (crcEnabled) {
-            int limit = destination.limit();
             crc.reset();
-            crc.update(destination.limit(end).position(start)); // leaves the position at end
-            destination.limit(limit);
+            crcOver(destination, start, end);
             value = (int) crc.getValue();
         }
         MpaFpdu.putCrcField(destination, end, value);
@@ -155,19 +161,16 @@ public final class MpaFramer {
                     + " octets, destination has " + destination.remaining());
         }
         destination.putShort(start, (short) ulpduLength);
-        MemorySegment.copy(header, headerOffset, memoryOf(destination), start + MpaFpdu.ULPDU_LENGTH_LENGTH,
-                headerLength);
+        Wire.copy(header, headerOffset, memoryOf(destination), start + MpaFpdu.ULPDU_LENGTH_LENGTH, headerLength);
         for (int at = split; at < end; at++) {
             destination.put(at, (byte) 0);
         }
         int value = 0;
         if (crcEnabled) {
-            int limit = destination.limit();
             crc.reset();
-            crc.update(destination.limit(split).position(start));
+            crcOver(destination, start, split);
             update(body);
-            crc.update(destination.limit(end).position(split));
-            destination.limit(limit);
+            crcOver(destination, split, end);
             value = (int) crc.getValue();
         }
         MpaFpdu.putCrcField(destination, end, value);

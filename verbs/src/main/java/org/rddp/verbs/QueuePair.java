@@ -7,8 +7,6 @@ import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLongArray;
 import org.jctools.queues.MpmcArrayQueue;
-import org.jctools.queues.MpscArrayQueue;
-import org.jctools.queues.SpmcArrayQueue;
 import org.rddp.engine.RdmapEngine;
 import org.rddp.engine.ReceiveWork;
 import org.rddp.engine.SendWork;
@@ -49,15 +47,12 @@ public final class QueuePair {
     private final QpAttributes attributes;
     private final int number;
     /**
-     * The send queue's free slots and its posted requests. Any thread posts, so takes free slots and adds posted
-     * requests; one thread at a time consumes what is posted and gives slots back: the engine's loop while the engine
-     * sends (RTS, CLOSING), and afterwards whoever flushes, under this queue pair's monitor ({@link Glue#flushSends}).
-     * The engine's last unmonitored step comes before the queue pair shows ERROR (its flush of what it had taken), and
-     * a reset to IDLE needs ERROR, so the two never overlap; hence queues with one consumer and one producer on the
-     * side the loop works, which spare the loop an atomic exchange per request.
+     * The send queue. Any thread posts; one thread at a time takes what is posted and gives slots back: the engine's
+     * loop while the engine sends (RTS, CLOSING), and afterwards whoever flushes, under this queue pair's monitor
+     * ({@link Glue#flushSends}). The engine's last unmonitored step comes before the queue pair shows ERROR (its flush
+     * of what it had taken), and a reset to IDLE needs ERROR, so the two never overlap.
      */
-    private final Queue<SendWork> sendFree;
-    private final Queue<SendWork> sendPosted;
+    private final SendQueue sendQueue;
     private final Queue<ReceiveWork> receiveFree;
     private final Queue<ReceiveWork> receivePosted;
     /** The engine's view of the queues: a new one at each reset, so that an engine left behind touches nothing. */
@@ -77,15 +72,13 @@ public final class QueuePair {
         this.number = pd.device().nextQueuePairNumber();
         int sends = attributes.maxSendWorkRequests();
         int receives = attributes.maxReceiveWorkRequests();
-        sendFree = new SpmcArrayQueue<>(Math.max(2, sends));
-        sendPosted = new MpscArrayQueue<>(Math.max(2, sends));
-        receiveFree = new MpmcArrayQueue<>(Math.max(2, receives));
-        receivePosted = new MpmcArrayQueue<>(Math.max(2, receives));
-        for (int i = 0; i < sends; i++) {
+        sendQueue = new SendQueue(Math.max(0, sends), () -> {
             SendWork slot = new SendWork(attributes.maxSge());
             slot.context = new SendWorkRequest.BindRequest(); // a bind's parameters, filled at each post
-            sendFree.offer(slot);
-        }
+            return slot;
+        });
+        receiveFree = new MpmcArrayQueue<>(Math.max(2, receives));
+        receivePosted = new MpmcArrayQueue<>(Math.max(2, receives));
         if (attributes.sharedReceiveQueue() == null) {
             for (int i = 0; i < receives; i++) {
                 receiveFree.offer(new ReceiveWork(attributes.maxSge()));
@@ -164,12 +157,12 @@ public final class QueuePair {
         if (state != QpState.RTS || running == null) {
             return PostStatus.NOT_RTS;
         }
-        SendWork work = sendFree.poll();
-        if (work == null) {
+        long sequence = sendQueue.claim();
+        if (sequence < 0) {
             return PostStatus.QUEUE_FULL;
         }
-        request.copyTo(work);
-        sendPosted.offer(work);
+        request.copyTo(sendQueue.slot(sequence));
+        sendQueue.publish(sequence);
         return PostStatus.OK;
     }
 
@@ -377,7 +370,7 @@ public final class QueuePair {
 
         @Override
         public SendWork nextSend() {
-            return sendPosted.poll();
+            return sendQueue.take();
         }
 
         @Override
@@ -386,7 +379,7 @@ public final class QueuePair {
                 if (glue != this) {
                     return; // an engine the queue pair was reset from: the queues have moved on without it
                 }
-                for (SendWork work = sendPosted.poll(); work != null; work = sendPosted.poll()) {
+                for (SendWork work = sendQueue.take(); work != null; work = sendQueue.take()) {
                     sendCompleted(work, WcStatus.WR_FLUSH_ERR, 0);
                 }
             }
@@ -402,17 +395,17 @@ public final class QueuePair {
             WcStatus status = outcome;
             boolean complete = status != WcStatus.SUCCESS || work.signaled || attributes.signalAll();
             long wrId = work.wrId;
-            WcOpcode wcOpcode = opcode(work.opcode);
-            // the slot is free before the completion can be seen: a consumer may post again at once
-            if (work.context instanceof SendWorkRequest.BindRequest bind) {
-                bind.clear();
+            org.rddp.work.WorkOpcode done = work.opcode;
+            if (done == org.rddp.work.WorkOpcode.BIND_MEMORY_WINDOW) {
+                ((SendWorkRequest.BindRequest) work.context).clear(); // its references go with the work
             }
-            sendFree.offer(work);
+            // the slot is free before the completion can be seen: a consumer may post again at once
+            sendQueue.free(work);
             if (status == WcStatus.SUCCESS) {
                 count(SENDS, byteLength);
             }
             if (complete) {
-                attributes.sendCq().push(wrId, status, wcOpcode, byteLength, number, 0, false);
+                attributes.sendCq().push(wrId, status, opcode(done), byteLength, number, 0, false);
             }
         }
 

@@ -628,9 +628,8 @@ final class DdpAssociation {
             MemorySegment payload, long payloadOffset, int payloadLength) {
         int length = DdpSctp.DDP_SSN_LENGTH + headerLength + payloadLength;
         Wire.putU16(sendBuffer, 0, ssn);
-        MemorySegment.copy(header, headerOffset, sendBuffer, DdpSctp.DDP_SSN_LENGTH, headerLength);
-        MemorySegment.copy(payload, payloadOffset, sendBuffer, DdpSctp.DDP_SSN_LENGTH + headerLength,
-                payloadLength);
+        Wire.copy(header, headerOffset, sendBuffer, DdpSctp.DDP_SSN_LENGTH, headerLength);
+        Wire.copy(payload, payloadOffset, sendBuffer, DdpSctp.DDP_SSN_LENGTH + headerLength, payloadLength);
         MemorySegment built = sendBuffer; // held until the next segment or the engine's flush
         sendBuffer = heldBuffer;
         heldBuffer = built;
