@@ -23,8 +23,10 @@ public final class MpaFramer {
     private final boolean crcEnabled;
     private final CRC32C crc = new CRC32C();
     private long position;
-    private ByteBuffer viewed; // the destination buffer last framed into, its memory from index 0, and a view the CRC
-    private MemorySegment view; // reads from (its own position and limit, so the destination's stay as they are)
+    /** The destination buffer last framed into; its memory from index 0; a view of it the CRC reads through. */
+    private ByteBuffer viewed;
+    private MemorySegment view;
+    /** Its own position and limit, so that the destination's stay as they are. */
     private ByteBuffer crcView;
 
     /**
