@@ -4,6 +4,7 @@ import org.rddp.work.QpEvent;
 import org.rddp.work.QpState;
 import org.rddp.work.WcStatus;
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.rddp.ddp.DdpSegment;
 import org.rddp.error.TerminateCause;
@@ -55,6 +56,7 @@ public final class RdmapEngine implements LlpSink {
         termination.engine = this;
         drainTask = () -> {
             drainScheduled.set(false);
+            VarHandle.fullFence(); // the flag's store before the send queue's loads: see wakeup()
             drain();
         };
     }
@@ -78,7 +80,12 @@ public final class RdmapEngine implements LlpSink {
      * the posts made until then leave together; otherwise the post is sent at once.
      */
     public void wakeup() {
-        // read first: while a drain is due, every post would pay a failing atomic exchange
+        // A post stores its work, then reads the flag; a drain clears the flag, then reads the work: each side's store
+        // must come before its load (a Dekker pair), so both fence. Without this fence the post's store could still be
+        // on its way while the flag reads as set and the drain that clears it finds no work: the post would wait for a
+        // drain that never comes. The flag is read before the atomic exchange: while a drain is due, every post would
+        // pay a failing exchange on the loop's cache line, where the fence costs only this thread's store buffer.
+        VarHandle.fullFence();
         if (!drainScheduled.get() && drainScheduled.compareAndSet(false, true)) {
             if (s.llp.gathers()) {
                 s.loop.execute(drainTask);

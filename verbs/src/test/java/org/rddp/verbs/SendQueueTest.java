@@ -10,6 +10,7 @@ import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.Test;
 import org.rddp.engine.SendWork;
+import org.rddp.verbs.testing.Side;
 
 /** The send queue's ring: full at its depth, in order, nothing lost or shown twice when several threads post. */
 class SendQueueTest {
@@ -72,7 +73,7 @@ class SendQueueTest {
         List<Thread> threads = new ArrayList<>();
         for (int p = 0; p < posters; p++) {
             long poster = p;
-            threads.add(Thread.ofPlatform().start(() -> {
+            threads.add(Thread.ofPlatform().daemon().start(() -> {
                 try {
                     start.await();
                 } catch (InterruptedException e) {
@@ -81,6 +82,9 @@ class SendQueueTest {
                 for (int i = 0; i < each;) {
                     long sequence = queue.claim();
                     if (sequence < 0) {
+                        if (Thread.currentThread().isInterrupted()) {
+                            return; // the taker gave up
+                        }
                         Thread.onSpinWait();
                         continue;
                     }
@@ -92,9 +96,15 @@ class SendQueueTest {
         start.countDown();
         long[] next = new long[posters];
         Set<Long> seen = new HashSet<>();
+        long deadline = System.nanoTime() + Side.TIMEOUT.toNanos();
         for (int taken = 0; taken < posters * each;) {
             SendWork work = queue.take();
             if (work == null) {
+                if (System.nanoTime() - deadline > 0) {
+                    threads.forEach(Thread::interrupt);
+                    throw new AssertionError(taken + " of " + posters * each + " posts taken within " + Side.TIMEOUT
+                            + ": a published post was lost");
+                }
                 Thread.onSpinWait();
                 continue;
             }

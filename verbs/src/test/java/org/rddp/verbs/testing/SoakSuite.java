@@ -23,7 +23,8 @@ import org.rddp.work.WorkOpcode;
 /**
  * Connect, move checksummed data, disconnect, over and over, over one transport: at the end the process has as many
  * threads and file descriptors as after the warm-up, and its heap has not grown. {@value #SMOKE} cycles in the
- * default run; {@code -Drddp.soak.cycles=10000} (or more) for the soak. A transport's test extends it.
+ * default run; {@code -Drddp.soak.cycles=10000} (or more) for the soak, with {@code -Drddp.test.fork-timeout=0} if
+ * it runs past half an hour. A transport's test extends it.
  */
 public abstract class SoakSuite {
     /** Cycles in the default run. */

@@ -72,9 +72,13 @@ class ZeroAllocationTest {
         }
     }
 
-    /** Spins for the next completion; 1 if it failed. */
+    /** Spins for the next completion, up to {@link Side#TIMEOUT} (a lost post fails, never hangs); 1 if it failed. */
     private static int poll(WriteLoop loop, WorkCompletion completion) {
+        long deadline = System.nanoTime() + Side.TIMEOUT.toNanos();
         while (!loop.completionQueue().poll(completion)) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("no completion within " + Side.TIMEOUT + "; " + loop.queuePair());
+            }
             Thread.onSpinWait();
         }
         return completion.status() == WcStatus.SUCCESS ? 0 : 1;
