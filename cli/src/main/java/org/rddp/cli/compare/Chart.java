@@ -102,11 +102,24 @@ final class Chart {
         }
         YIntervalSeriesCollection data = new YIntervalSeriesCollection();
         lines.values().forEach(data::addSeries);
-        int smallest = results.sizes().stream().mapToInt(Integer::intValue).min().orElse(1);
-        int largest = results.sizes().stream().mapToInt(Integer::intValue).max().orElse(2);
-        LogAxis size = axis("message size, octets", smallest, largest);
+        LogAxis size = sizeAxis(results, kind);
         LogAxis measure = axis(unit, lines.isEmpty() ? 1 : low, lines.isEmpty() ? 2 : high);
         return draw(title, conditions, new XYPlot(data, size, measure, renderer(order)));
+    }
+
+    /**
+     * The message-size axis of {@code kind}'s chart: from its smallest to its largest point measured, so that latency,
+     * measured up to {@code --latency-max}, does not share the bandwidth sweep's empty right half; the sweep's sizes
+     * when nothing was measured.
+     */
+    static LogAxis sizeAxis(Compare.Results results, String kind) {
+        java.util.IntSummaryStatistics measured = results.points().stream()
+                .filter(point -> point.kind().equals(kind) && point.value() > 0)
+                .mapToInt(Compare.Point::bytes).summaryStatistics();
+        java.util.IntSummaryStatistics sizes = measured.getCount() > 0 ? measured
+                : results.sizes().stream().mapToInt(Integer::intValue).summaryStatistics();
+        return sizes.getCount() > 0 ? axis("message size, octets", sizes.getMin(), sizes.getMax())
+                : axis("message size, octets", 1, 2);
     }
 
     /**

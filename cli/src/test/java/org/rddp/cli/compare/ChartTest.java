@@ -72,4 +72,25 @@ class ChartTest {
         }
         assertThat(band).as("pixels of the min-max band").isGreaterThan(2000);
     }
+
+    @Test
+    void eachChartsSizeAxisEndsAtTheLargestSizeItMeasured() {
+        List<Compare.Point> points = new ArrayList<>();
+        for (int size : List.of(64, 65536, 1 << 20)) {
+            points.add(new Compare.Point("TCP socket", Compare.BANDWIDTH, size, 100, 900, 800, 1000, "MB/sec",
+                    List.of(900.0), null, null));
+            if (size <= 65536) { // --latency-max 65536
+                points.add(new Compare.Point("TCP socket", Compare.LATENCY, size, 100, 5, 4, 6, "usec",
+                        List.of(5.0), null, null));
+            }
+        }
+        Compare.Results results = new Compare.Results(Compare.IN_PROCESS, null, List.of(64, 65536, 1 << 20), 1,
+                points);
+        LogAxis latency = Chart.sizeAxis(results, Compare.LATENCY);
+        assertThat(latency.getRange().getLowerBound()).isLessThan(64);
+        assertThat(latency.getRange().getUpperBound()).isGreaterThan(65536).isLessThan(131072);
+        assertThat(Chart.sizeAxis(results, Compare.BANDWIDTH).getRange().getUpperBound()).isGreaterThan(1 << 20);
+        // nothing measured of a kind: the sweep's sizes
+        assertThat(Chart.sizeAxis(results, "none").getRange().getUpperBound()).isGreaterThan(1 << 20);
+    }
 }
