@@ -12,7 +12,7 @@ rddp_find_jdk
 ls "$ROOT"/cli/target/rddp-cli-*.jar >/dev/null 2>&1 || { echo "failover: build the CLI first (./rddp --help)" >&2; exit 2; }
 out="$ROOT/compare-results/failover"
 mkdir -p "$out"
-rddp="$JAVA_HOME/bin/java --enable-native-access=org.rddp.transport.sctp --add-modules jdk.unsupported \
+rddp="$JAVA_HOME/bin/java --enable-native-access=org.rddp.rdmap,org.rddp.transport.sctp --add-modules jdk.unsupported \
 --sun-misc-unsafe-memory-access=allow -p $ROOT/cli/target/modules:$(ls "$ROOT"/cli/target/rddp-cli-*.jar) \
 -m org.rddp.cli/org.rddp.cli.Main"
 exec "$HERE/run-in-vm.sh" --smp 2 --load sctp,veth --rw "$out" -- env "RDDP=$rddp" "OUTAGE=${1:-6}" \

@@ -1,6 +1,6 @@
 # measure-guest.sh ROOT JAVA SECONDS — the guest half of measure.sh
 ROOT=$1; JAVA=$2; SECONDS_EACH=$3
-RDDP=("$JAVA" --enable-native-access=org.rddp.transport.sctp --add-modules jdk.unsupported
+RDDP=("$JAVA" --enable-native-access=org.rddp.rdmap,org.rddp.transport.sctp --add-modules jdk.unsupported
   --sun-misc-unsafe-memory-access=allow -p "$ROOT/cli/target/modules:$(ls "$ROOT"/cli/target/rddp-cli-*.jar)"
   -m org.rddp.cli/org.rddp.cli.Main)
 echo "== rddp compare: RDDP over kernel SCTP and TCP/MPA next to their sockets, 8 B and 64 KiB, loopback"

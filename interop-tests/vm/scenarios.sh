@@ -26,7 +26,7 @@ done
 case $out in /*) ;; *) out="$PWD/$out" ;; esac
 ls "$ROOT"/cli/target/rddp-cli-*.jar >/dev/null 2>&1 || { echo "scenarios: build the CLI first (./rddp --help)" >&2; exit 2; }
 mkdir -p "$out"
-export RDDP="$JAVA_HOME/bin/java --enable-native-access=org.rddp.transport.sctp --add-modules jdk.unsupported \
+export RDDP="$JAVA_HOME/bin/java --enable-native-access=org.rddp.rdmap,org.rddp.transport.sctp --add-modules jdk.unsupported \
 --sun-misc-unsafe-memory-access=allow -p $ROOT/cli/target/modules:$(ls "$ROOT"/cli/target/rddp-cli-*.jar) \
 -m org.rddp.cli/org.rddp.cli.Main"
 exec "$HERE/run-in-vm.sh" --smp 1 --load sctp,sch_netem --rw "$out" -- "$ROOT/interop-tests/faults/compare.sh" \

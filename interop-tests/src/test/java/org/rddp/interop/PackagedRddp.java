@@ -30,7 +30,7 @@ public final class PackagedRddp {
     /** {@code java} with the options {@code ./rddp} gives it and the CLI's module path; the rest is the caller's. */
     public static List<String> java() throws IOException {
         return new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=org.rddp.transport.sctp", "--add-modules", "jdk.unsupported",
+                "--enable-native-access=org.rddp.rdmap,org.rddp.transport.sctp", "--add-modules", "jdk.unsupported",
                 "--sun-misc-unsafe-memory-access=allow", "-p", modulePath()));
     }
 }

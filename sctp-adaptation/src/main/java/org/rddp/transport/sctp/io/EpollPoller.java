@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.rddp.loop.Loop;
 import org.rddp.loop.Poller;
+import org.rddp.posix.Posix;
 
 /**
  * The I/O of an SCTP loop: one epoll instance over the descriptors of that loop (usrsctp's UDP or raw IP socket,

@@ -10,7 +10,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import org.rddp.llp.LlpPath;
-import org.rddp.transport.sctp.io.Posix;
+import org.rddp.posix.Posix;
 import org.rddp.transport.sctp.io.EpollPoller;
 import org.rddp.transport.sctp.io.NativeSctpSocket;
 

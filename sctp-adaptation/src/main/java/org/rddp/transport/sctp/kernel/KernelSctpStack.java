@@ -10,7 +10,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import org.rddp.transport.sctp.io.Posix;
+import org.rddp.posix.Posix;
 import org.rddp.loop.Loop;
 import org.rddp.loop.Poller;
 import org.rddp.transport.sctp.io.EpollPoller;

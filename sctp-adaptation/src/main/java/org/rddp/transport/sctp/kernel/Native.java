@@ -13,7 +13,7 @@ import java.lang.invoke.MethodHandle;
 /**
  * The Linux kernel's SCTP through {@code java.lang.foreign}: lksctp-tools' {@code sctp_sendv}/{@code sctp_recvv}
  * (Debian's libsctp1) and Linux's SCTP constants and struct layouts (they differ from usrsctp's: keep one table per
- * stack); the generic socket calls are {@link org.rddp.transport.sctp.io.Posix}'s.
+ * stack); the generic socket calls are {@link org.rddp.posix.Posix}'s.
  */
 @SuppressWarnings({"checkstyle:IllegalCatch", "restricted"}) // native access is the point of this class
 final class Native {

@@ -10,7 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.rddp.loop.Loop;
-import org.rddp.transport.sctp.io.Posix;
+import org.rddp.posix.Posix;
 import org.rddp.llp.Counter;
 import org.rddp.llp.Counters;
 

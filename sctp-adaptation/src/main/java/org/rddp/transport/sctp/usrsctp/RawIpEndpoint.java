@@ -8,7 +8,7 @@ import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import org.rddp.loop.Loop;
-import org.rddp.transport.sctp.io.Posix;
+import org.rddp.posix.Posix;
 
 /**
  * SCTP straight over IPv4 (protocol 132) for one loop: a raw socket through libc, so root (or CAP_NET_RAW). The

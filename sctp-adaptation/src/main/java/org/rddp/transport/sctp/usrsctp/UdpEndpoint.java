@@ -8,7 +8,7 @@ import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import org.rddp.loop.Loop;
-import org.rddp.transport.sctp.io.Posix;
+import org.rddp.posix.Posix;
 
 /**
  * SCTP over UDP (RFC 6951) for one loop: a non-blocking UDP socket through libc, bound to one local address (or

@@ -164,7 +164,7 @@ public final class UsrsctpStack implements SctpStack {
         if (fixed != null) {
             return Math.min(fixed, LARGEST_IP_PACKET);
         }
-        int known = remote == null ? -1 : org.rddp.transport.sctp.io.Posix.pathMtu(remote);
+        int known = remote == null ? -1 : org.rddp.posix.Posix.pathMtu(remote);
         if (known > 0) { // the kernel's path MTU to the peer: its route's, what it learned, less IPsec's headers
             return Math.min(known, LARGEST_IP_PACKET);
         }
@@ -206,8 +206,8 @@ public final class UsrsctpStack implements SctpStack {
         rawOverIpv4(remote.getAddress());
         RawIpEndpoint raw = encapsulated ? null : LoopEndpoints.raw(loop);
         // a wildcard of the other family than the peer's: this family's, so that the UDP socket can reach it
-        InetAddress from = org.rddp.transport.sctp.io.Posix.bindable(local,
-                org.rddp.transport.sctp.io.Posix.family(remote.getAddress())).getAddress();
+        InetAddress from = org.rddp.posix.Posix.bindable(local,
+                org.rddp.posix.Posix.family(remote.getAddress())).getAddress();
         Links.Endpoint endpoint = encapsulated ? LoopEndpoints.udp(loop, from, false) : raw;
         return PendingConnect.start(this, loop, endpoint, raw, local, remote, streams, adaptation, parameters, done);
     }

@@ -1,4 +1,4 @@
-package org.rddp.transport.sctp.io;
+package org.rddp.posix;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -21,9 +21,9 @@ import java.net.UnknownHostException;
 import java.nio.ByteOrder;
 
 /**
- * The C library's socket, epoll and eventfd calls both SCTP backends use, through {@code java.lang.foreign} with
- * errno captured, and Linux x86-64's constants and layouts for them. The SCTP-specific calls and constants stay
- * with each backend (the kernel's and usrsctp's differ).
+ * The C library's socket, epoll and eventfd calls the transports use (both SCTP backends; Multipath TCP under MPA),
+ * through {@code java.lang.foreign} with errno captured, and Linux x86-64's constants and layouts for them. The
+ * protocol-specific calls and constants stay with each transport (the kernel's SCTP and usrsctp's differ).
  */
 @SuppressWarnings({"checkstyle:IllegalCatch", "restricted"}) // native access is the point of this class
 public final class Posix {
@@ -40,6 +40,7 @@ public final class Posix {
     public static final int SOCK_NONBLOCK = 0x800;
     public static final int SOCK_CLOEXEC = 0x80000;
     public static final int IPPROTO_IP = 0;
+    public static final int IPPROTO_TCP = 6;
     public static final int IPPROTO_SCTP = 132;
     public static final int SOL_SOCKET = 1;
     public static final int SO_REUSEADDR = 2;
@@ -47,6 +48,12 @@ public final class Posix {
     public static final int SO_SNDBUF = 7;
     public static final int SO_RCVBUF = 8;
     public static final int SO_LINGER = 13;
+    public static final int SO_ACCEPTCONN = 30;
+    public static final int SO_PROTOCOL = 38;
+    public static final int SO_DOMAIN = 39;
+    public static final int F_GETFL = 3;
+    public static final int F_SETFL = 4;
+    public static final int O_CLOEXEC = 0x80000;
     public static final int IP_MTU_DISCOVER = 10;
     /** Always set the Don't Fragment bit (RFC 5043 §9: the path MTU is chosen so that nothing fragments). */
     public static final int IP_PMTUDISC_DO = 2;
@@ -61,6 +68,9 @@ public final class Posix {
     public static final int EINTR = 4;
     public static final int EAGAIN = 11;
     public static final int EACCES = 13;
+    public static final int ENOPROTOOPT = 92;
+    public static final int EPROTONOSUPPORT = 93;
+    public static final int EOPNOTSUPP = 95;
     public static final int EADDRINUSE = 98;
     public static final int EINPROGRESS = 115;
 
@@ -105,6 +115,14 @@ public final class Posix {
             JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
     public static final MethodHandle GETSOCKNAME = libc("getsockname", FunctionDescriptor.of(JAVA_INT, JAVA_INT,
             ADDRESS, ADDRESS));
+    public static final MethodHandle GETPEERNAME = libc("getpeername", FunctionDescriptor.of(JAVA_INT, JAVA_INT,
+            ADDRESS, ADDRESS));
+    public static final MethodHandle DUP3 = libc("dup3", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT,
+            JAVA_INT));
+    /** fcntl with an int argument (F_GETFL, F_SETFL): variadic from its third. */
+    public static final MethodHandle FCNTL = LINKER.downcallHandle(LINKER.defaultLookup().find("fcntl").orElseThrow(),
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT), Linker.Option.firstVariadicArg(2),
+            Linker.Option.captureCallState("errno"));
     public static final MethodHandle SHUTDOWN = libc("shutdown", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
     public static final MethodHandle CLOSE = libc("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
     public static final MethodHandle SENDTO = libc("sendto", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS,
@@ -255,6 +273,23 @@ public final class Posix {
         MemorySegment segment = arena.allocate(JAVA_INT);
         segment.set(JAVA_INT, 0, value);
         return segment;
+    }
+
+    /** The int socket option {@code name} at {@code level} of {@code fd}, or -1 with errno in {@code state}. */
+    public static int intOption(MemorySegment state, int fd, int level, int name) throws Throwable {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment value = intValue(arena, 0);
+            MemorySegment length = intValue(arena, 4);
+            return (int) GETSOCKOPT.invokeExact(state, fd, level, name, value, length) == 0 ? value.get(JAVA_INT, 0)
+                    : -1;
+        }
+    }
+
+    /** Sets the int socket option {@code name} at {@code level} of {@code fd}; 0, or -1 with errno in {@code state}. */
+    public static int setIntOption(MemorySegment state, int fd, int level, int name, int value) throws Throwable {
+        try (Arena arena = Arena.ofConfined()) {
+            return (int) SETSOCKOPT.invokeExact(state, fd, level, name, intValue(arena, value), 4);
+        }
     }
 
     /** Sets both socket buffers of {@code fd} to {@code size} octets; the kernel may grant less. */
