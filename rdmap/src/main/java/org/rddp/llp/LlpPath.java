@@ -6,15 +6,24 @@ import java.util.Locale;
 
 /**
  * One path of the connection under an {@link LlpStream}: a peer address, as the transport sees it now. An SCTP
- * association has one per peer address (RFC 9260 §6.4; a multi-homed peer has several); a TCP connection has one.
+ * association has one per peer address (RFC 9260 §6.4; a multi-homed peer has several); a TCP connection has one; a
+ * Multipath TCP connection one per subflow (RFC 8684), each from a local address to a peer's.
  *
  * @param address the peer's address this path goes to
  * @param state   what the transport thinks of it now
  * @param primary whether it is the primary path: with several active ones, the one the traffic goes to (a potentially
- *                failed primary's traffic goes to an active one)
+ *                failed primary's traffic goes to an active one); Multipath TCP sends on every active subflow, so one
+ *                is primary only while it is the only one
  * @param rto     its retransmission timeout now, or {@code null} when the transport does not say
+ * @param local   this end's address it goes from, or {@code null} when the transport does not say (SCTP picks one
+ *                per packet)
  */
-public record LlpPath(InetSocketAddress address, State state, boolean primary, Duration rto) {
+public record LlpPath(InetSocketAddress address, State state, boolean primary, Duration rto, InetSocketAddress local) {
+    /** A path whose local address the transport does not say. */
+    public LlpPath(InetSocketAddress address, State state, boolean primary, Duration rto) {
+        this(address, state, primary, rto, null);
+    }
+
     /** A path's state (RFC 9260 §8.2, with RFC 7829's potentially-failed state and RFC 6458's unconfirmed one). */
     public enum State {
         /** Answers: data may go this way. */
@@ -36,6 +45,6 @@ public record LlpPath(InetSocketAddress address, State state, boolean primary, D
 
     @Override
     public String toString() {
-        return address + " " + state + (primary ? " (primary)" : "");
+        return (local == null ? "" : local + " -> ") + address + " " + state + (primary ? " (primary)" : "");
     }
 }

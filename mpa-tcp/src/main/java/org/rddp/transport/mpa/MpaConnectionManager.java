@@ -56,6 +56,12 @@ public final class MpaConnectionManager implements ConnectionManager {
     private static final int IP_AND_TCP_HEADERS = 40;
     private static final int IPV6_AND_TCP_HEADERS = 60;
     private static final int TCP_TIMESTAMPS = 12;
+    /**
+     * The largest DSS option Linux puts on an MPTCP segment (RFC 8684 §3.3: its header, a 64-bit Data ACK and a
+     * mapping with a 64-bit data sequence number and the checksum): beside the timestamps it fills TCP's 40 octets of
+     * options.
+     */
+    private static final int MPTCP_DSS = 28;
     static final int LARGEST_IP_PACKET = 65535;
     /** IPv4's smallest MTU every host must take (RFC 791): the smallest {@link MpaOptions#mtu()}. */
     static final int SMALLEST_MTU = 576;
@@ -121,8 +127,8 @@ public final class MpaConnectionManager implements ConnectionManager {
             boolean markersOut, boolean markersIn, boolean crc) throws IOException {
         startup.handOver();
         SocketChannel channel = startup.channel();
-        MpaStream stream = new MpaStream(channel, (SelectorPoller) loop.poller(), parameters, mulpdu, markersOut,
-                markersIn, crc, mpa, managed.counters(), streams::remove);
+        MpaStream stream = new MpaStream(new TcpConnection(channel, mpa.mptcp()), (SelectorPoller) loop.poller(),
+                parameters, mulpdu, markersOut, markersIn, crc, mpa, managed.counters(), streams::remove);
         streams.put(stream, loop);
         if (LOG.isLoggable(System.Logger.Level.DEBUG)) {
             LOG.log(System.Logger.Level.DEBUG, "{0}: connection with {1} in Full Operation (markers {2}/{3}, CRC {4}, "
@@ -175,8 +181,16 @@ public final class MpaConnectionManager implements ConnectionManager {
 
     /** {@link #mulpdu(InetAddress, boolean)} for a path MTU of {@code pathMtu} octets; 0 takes the interface's. */
     public static int mulpdu(InetAddress local, boolean markers, int pathMtu) {
+        return mulpdu(local, markers, pathMtu, false);
+    }
+
+    /**
+     * {@link #mulpdu(InetAddress, boolean, int)} on a Multipath TCP connection if {@code mptcp}, whose segments carry
+     * the DSS option too.
+     */
+    public static int mulpdu(InetAddress local, boolean markers, int pathMtu, boolean mptcp) {
         int headers = (local instanceof java.net.Inet6Address ? IPV6_AND_TCP_HEADERS : IP_AND_TCP_HEADERS)
-                + TCP_TIMESTAMPS;
+                + TCP_TIMESTAMPS + (mptcp ? MPTCP_DSS : 0);
         if (pathMtu > 0) {
             return MpaFpdu.mulpdu(pathMtu - headers, markers);
         }
@@ -197,7 +211,11 @@ public final class MpaConnectionManager implements ConnectionManager {
         ServerSocketChannel server = ServerSocketChannel.open();
         try {
             server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
-            server.bind(address, BACKLOG);
+            if (mpa.mptcp()) {
+                Mptcp.bind(server, address, BACKLOG);
+            } else {
+                server.bind(address, BACKLOG);
+            }
             server.configureBlocking(false);
         } catch (IOException e) {
             server.close();

@@ -89,9 +89,14 @@ final class MpaInitiatorStartup {
                     false, enhanced ? MpaStartupFrame.REVISION_2 : MpaStartupFrame.REVISION_1, offer,
                     options.privateData());
             channel = SocketChannel.open();
+            InetSocketAddress from = new InetSocketAddress(localAddress, 0);
+            if (mpa.mptcp()) {
+                Mptcp.bind(channel, from); // the socket is replaced: its options are set after
+            } else {
+                channel.bind(from);
+            }
             channel.configureBlocking(false);
             channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
-            channel.bind(new InetSocketAddress(localAddress, 0));
             boolean connected = channel.connect(remote);
             MpaStartup startup = new MpaStartup(channel, loop, !connected, startups,
                     failure -> {
@@ -176,8 +181,8 @@ final class MpaInitiatorStartup {
                 RdmapControl.RDMAP_VERSION, options.privateData(), reply.privateData());
         try {
             InetAddress local = ((InetSocketAddress) channel.getLocalAddress()).getAddress();
-            manager.attach(qp, startup, loop, parameters, mulpdu(local, markersOut, mpa.mtu()), markersOut,
-                    mpa.markers(), crc);
+            manager.attach(qp, startup, loop, parameters, mulpdu(local, markersOut, mpa.mtu(), mpa.mptcp()),
+                    markersOut, mpa.markers(), crc);
         } catch (IOException | RuntimeException e) {
             // any other local failure once the Reply is in: Terminate 0x2/0x0/0x05, then reset (RFC 6581 §9.3)
             terminate(startup, MpaError.LOCAL_CATASTROPHIC, markersOut, crc);

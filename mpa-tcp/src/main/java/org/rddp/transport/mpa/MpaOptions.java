@@ -44,10 +44,15 @@ import org.rddp.mpa.MpaFpdu;
  * @param fpduTimeout     how long a connection may stop in the middle of an FPDU, with no further octet of it, before
  *                        it is reset (noticed within twice this): longer than a peer's stall that a connection must
  *                        survive, short of holding a stranger's half-sent FPDU for ever
+ * @param mptcp           open every socket as Multipath TCP ({@link Mptcp}, RFC 8684): a connection to a peer that
+ *                        listens with MPTCP too can then use every path the kernel's path manager gives it; with one
+ *                        that does not, it is plain TCP ({@link Mptcp.Protocol#TCP_FALLBACK}). A host without MPTCP
+ *                        refuses to listen or connect, saying why
  */
 public record MpaOptions(int revision, boolean markers, boolean crc, boolean peerToPeer, Set<RtrType> rtrTypes,
         boolean retryRevision1, Duration startupTimeout, int mtu, int maxStartups, int maxStartupsPerSource,
-        int maxConnections, Duration idleTimeout, long memoryLimit, Duration closeTimeout, Duration fpduTimeout) {
+        int maxConnections, Duration idleTimeout, long memoryLimit, Duration closeTimeout, Duration fpduTimeout,
+        boolean mptcp) {
     /**
      * The buffers one connection in Full Operation takes: what its stream holds to write (FPDUs gathered into one
      * write, or what TCP has not taken yet) and the one FPDU it reassembles when a read ends inside it.
@@ -97,14 +102,14 @@ public record MpaOptions(int revision, boolean markers, boolean crc, boolean pee
      * (an idle queue pair is a normal thing in RDMA), buffers of at most half the heap's limit
      * ({@link Runtime#maxMemory()}, which is also the JVM's limit on direct memory unless
      * {@code -XX:MaxDirectMemorySize} says otherwise: a process that takes more connections than that is refused them,
-     * instead of failing to allocate), 10 s for the peer to close after this side did, and 60 s for an FPDU to go on
-     * (twice a 30 s stall of the peer).
+     * instead of failing to allocate), 10 s for the peer to close after this side did, 60 s for an FPDU to go on
+     * (twice a 30 s stall of the peer), and TCP rather than Multipath TCP.
      */
     public static MpaOptions defaults() {
         return new MpaOptions(2, false, true, false, EnumSet.of(RtrType.SEND, RtrType.WRITE, RtrType.READ), false,
                 Duration.ofSeconds(10), 0, 1024, 1024, 65536, Duration.ZERO,
                 Math.max(BUFFER_OCTETS_PER_CONNECTION, Runtime.getRuntime().maxMemory() / 2), Duration.ofSeconds(10),
-                Duration.ofSeconds(60));
+                Duration.ofSeconds(60), false);
     }
 
     /** Connections the memory limit allows: {@link #memoryLimit()} over their buffers. */
@@ -115,61 +120,71 @@ public record MpaOptions(int revision, boolean markers, boolean crc, boolean pee
     /** These options with Markers asked for or not. */
     public MpaOptions withMarkers(boolean wanted) {
         return new MpaOptions(revision, wanted, crc, peerToPeer, rtrTypes, retryRevision1, startupTimeout, mtu,
-                maxStartups, maxStartupsPerSource, maxConnections, idleTimeout, memoryLimit, closeTimeout, fpduTimeout);
+                maxStartups, maxStartupsPerSource, maxConnections, idleTimeout, memoryLimit, closeTimeout, fpduTimeout,
+                mptcp);
     }
 
     /** These options with CRCs asked for or not. */
     public MpaOptions withCrc(boolean wanted) {
         return new MpaOptions(revision, markers, wanted, peerToPeer, rtrTypes, retryRevision1, startupTimeout, mtu,
-                maxStartups, maxStartupsPerSource, maxConnections, idleTimeout, memoryLimit, closeTimeout, fpduTimeout);
+                maxStartups, maxStartupsPerSource, maxConnections, idleTimeout, memoryLimit, closeTimeout, fpduTimeout,
+                mptcp);
     }
 
     /** These options speaking at most {@code highest}. */
     public MpaOptions withRevision(int highest) {
         return new MpaOptions(highest, markers, crc, peerToPeer, rtrTypes, retryRevision1, startupTimeout, mtu,
-                maxStartups, maxStartupsPerSource, maxConnections, idleTimeout, memoryLimit, closeTimeout, fpduTimeout);
+                maxStartups, maxStartupsPerSource, maxConnections, idleTimeout, memoryLimit, closeTimeout, fpduTimeout,
+                mptcp);
     }
 
     /** These options always asking for peer-to-peer with exactly {@code rtr} as the RTR this side can send. */
     public MpaOptions withPeerToPeer(RtrType rtr) {
         return new MpaOptions(revision, markers, crc, true, EnumSet.of(rtr), retryRevision1, startupTimeout, mtu,
-                maxStartups, maxStartupsPerSource, maxConnections, idleTimeout, memoryLimit, closeTimeout, fpduTimeout);
+                maxStartups, maxStartupsPerSource, maxConnections, idleTimeout, memoryLimit, closeTimeout, fpduTimeout,
+                mptcp);
     }
 
     /** These options with the RTR types this side supports. */
     public MpaOptions withRtrTypes(Set<RtrType> types) {
         return new MpaOptions(revision, markers, crc, peerToPeer, types, retryRevision1, startupTimeout, mtu,
-                maxStartups, maxStartupsPerSource, maxConnections, idleTimeout, memoryLimit, closeTimeout, fpduTimeout);
+                maxStartups, maxStartupsPerSource, maxConnections, idleTimeout, memoryLimit, closeTimeout, fpduTimeout,
+                mptcp);
     }
 
     /** These options retrying with revision 1 when an enhanced request is refused. */
     public MpaOptions withRetryRevision1(boolean retry) {
         return new MpaOptions(revision, markers, crc, peerToPeer, rtrTypes, retry, startupTimeout, mtu,
-                maxStartups, maxStartupsPerSource, maxConnections, idleTimeout, memoryLimit, closeTimeout, fpduTimeout);
+                maxStartups, maxStartupsPerSource, maxConnections, idleTimeout, memoryLimit, closeTimeout, fpduTimeout,
+                mptcp);
     }
 
     /** These options cutting FPDUs for a path MTU of {@code octets} (0: the local interface's MTU). */
     public MpaOptions withMtu(int octets) {
         return new MpaOptions(revision, markers, crc, peerToPeer, rtrTypes, retryRevision1, startupTimeout, octets,
-                maxStartups, maxStartupsPerSource, maxConnections, idleTimeout, memoryLimit, closeTimeout, fpduTimeout);
+                maxStartups, maxStartupsPerSource, maxConnections, idleTimeout, memoryLimit, closeTimeout, fpduTimeout,
+                mptcp);
     }
 
     /** These options with another startup timeout. */
     public MpaOptions withStartupTimeout(Duration timeout) {
         return new MpaOptions(revision, markers, crc, peerToPeer, rtrTypes, retryRevision1, timeout, mtu,
-                maxStartups, maxStartupsPerSource, maxConnections, idleTimeout, memoryLimit, closeTimeout, fpduTimeout);
+                maxStartups, maxStartupsPerSource, maxConnections, idleTimeout, memoryLimit, closeTimeout, fpduTimeout,
+                mptcp);
     }
 
     /** These options with other limits: connections in startup, and in Full Operation, at once. */
     public MpaOptions withLimits(int startups, int connections) {
         return new MpaOptions(revision, markers, crc, peerToPeer, rtrTypes, retryRevision1, startupTimeout, mtu,
-                startups, maxStartupsPerSource, connections, idleTimeout, memoryLimit, closeTimeout, fpduTimeout);
+                startups, maxStartupsPerSource, connections, idleTimeout, memoryLimit, closeTimeout, fpduTimeout,
+                mptcp);
     }
 
     /** These options with an idle timeout for connections in Full Operation (zero: none). */
     public MpaOptions withIdleTimeout(Duration timeout) {
         return new MpaOptions(revision, markers, crc, peerToPeer, rtrTypes, retryRevision1, startupTimeout, mtu,
-                maxStartups, maxStartupsPerSource, maxConnections, timeout, memoryLimit, closeTimeout, fpduTimeout);
+                maxStartups, maxStartupsPerSource, maxConnections, timeout, memoryLimit, closeTimeout, fpduTimeout,
+                mptcp);
     }
 
     /**
@@ -178,24 +193,34 @@ public record MpaOptions(int revision, boolean markers, boolean crc, boolean pee
      */
     public MpaOptions withMemoryLimit(long octets) {
         return new MpaOptions(revision, markers, crc, peerToPeer, rtrTypes, retryRevision1, startupTimeout, mtu,
-                maxStartups, maxStartupsPerSource, maxConnections, idleTimeout, octets, closeTimeout, fpduTimeout);
+                maxStartups, maxStartupsPerSource, maxConnections, idleTimeout, octets, closeTimeout, fpduTimeout,
+                mptcp);
     }
 
     /** These options with another limit on the accepted connections in startup from one address at once. */
     public MpaOptions withStartupsPerSource(int startups) {
         return new MpaOptions(revision, markers, crc, peerToPeer, rtrTypes, retryRevision1, startupTimeout, mtu,
-                maxStartups, startups, maxConnections, idleTimeout, memoryLimit, closeTimeout, fpduTimeout);
+                maxStartups, startups, maxConnections, idleTimeout, memoryLimit, closeTimeout, fpduTimeout, mptcp);
     }
 
     /** These options giving the peer {@code timeout} to close once this side has closed. */
     public MpaOptions withCloseTimeout(Duration timeout) {
         return new MpaOptions(revision, markers, crc, peerToPeer, rtrTypes, retryRevision1, startupTimeout, mtu,
-                maxStartups, maxStartupsPerSource, maxConnections, idleTimeout, memoryLimit, timeout, fpduTimeout);
+                maxStartups, maxStartupsPerSource, maxConnections, idleTimeout, memoryLimit, timeout, fpduTimeout,
+                mptcp);
+    }
+
+    /** These options opening their sockets as Multipath TCP ones, or as TCP ones. */
+    public MpaOptions withMptcp(boolean wanted) {
+        return new MpaOptions(revision, markers, crc, peerToPeer, rtrTypes, retryRevision1, startupTimeout, mtu,
+                maxStartups, maxStartupsPerSource, maxConnections, idleTimeout, memoryLimit, closeTimeout, fpduTimeout,
+                wanted);
     }
 
     /** These options resetting a connection stopped in the middle of an FPDU for {@code timeout}. */
     public MpaOptions withFpduTimeout(Duration timeout) {
         return new MpaOptions(revision, markers, crc, peerToPeer, rtrTypes, retryRevision1, startupTimeout, mtu,
-                maxStartups, maxStartupsPerSource, maxConnections, idleTimeout, memoryLimit, closeTimeout, timeout);
+                maxStartups, maxStartupsPerSource, maxConnections, idleTimeout, memoryLimit, closeTimeout, timeout,
+                mptcp);
     }
 }

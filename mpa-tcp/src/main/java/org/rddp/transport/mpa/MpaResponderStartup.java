@@ -217,7 +217,7 @@ final class MpaResponderStartup {
             LlpParameters parameters = new LlpParameters(ird, ord, RtrType.NONE, rtr, true, DdpSegment.DDP_VERSION,
                     RdmapControl.RDMAP_VERSION, options.privateData(), request.privateData());
             InetAddress local = ((InetSocketAddress) startup.channel().getLocalAddress()).getAddress();
-            int mulpdu = mulpdu(local, request.markers(), mpa.mtu());
+            int mulpdu = mulpdu(local, request.markers(), mpa.mtu(), mpa.mptcp());
             startup.send(reply.toByteArray(), () -> {
                 try {
                     manager.attach(qp, startup, loop, parameters, mulpdu, request.markers(), mpa.markers(),

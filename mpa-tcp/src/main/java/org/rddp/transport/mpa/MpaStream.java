@@ -67,6 +67,8 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
     private static final AtomicInteger NAMES = new AtomicInteger();
 
     private final SocketChannel channel;
+    /** The connection under it: what it runs, its paths, its close. */
+    private final TcpConnection tcp;
     private final LlpParameters parameters;
     private final int mulpdu;
     private final boolean markersOut;
@@ -75,8 +77,6 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
     private final SelectorPoller poller;
     private SelectionKey key;
     private final String name;
-    /** This end of the connection, as {@link #toString} tells it. */
-    private final String from;
 
     /**
      * The octets this side frames, from index 0 in stream order: staged FPDUs, and the heads and tails of the FPDUs
@@ -135,8 +135,8 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
     private volatile long writes;
 
     /**
-     * A stream over {@code channel}, which has finished the startup phase; Full Operation begins at the next octet
-     * either way.
+     * A stream over {@code tcp}'s channel, which has finished the startup phase; Full Operation begins at the next
+     * octet either way.
      *
      * @param markersOut put Markers into what this side sends (the peer's M bit)
      * @param markersIn  the peer puts Markers into what it sends (this side's M bit)
@@ -146,7 +146,7 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
      * @param counters   its connection manager's counters
      * @param onShut     told once the socket is closed, on the loop
      */
-    MpaStream(SocketChannel channel, SelectorPoller poller, LlpParameters parameters, int mulpdu, boolean markersOut,
+    MpaStream(TcpConnection tcp, SelectorPoller poller, LlpParameters parameters, int mulpdu, boolean markersOut,
             boolean markersIn, boolean crc, MpaOptions timeouts, Counters counters,
             java.util.function.Consumer<MpaStream> onShut) throws IOException {
         this.onShut = onShut;
@@ -154,14 +154,14 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
         this.idleNanos = timeouts.idleTimeout().toNanos();
         this.closeNanos = timeouts.closeTimeout().toNanos();
         this.fpduNanos = timeouts.fpduTimeout().toNanos();
-        this.channel = channel;
+        this.tcp = tcp;
+        this.channel = tcp.channel;
         this.parameters = parameters;
         this.mulpdu = mulpdu;
         this.markersOut = markersOut;
         this.markersIn = markersIn;
         this.crc = crc;
         this.name = "mpa-" + NAMES.incrementAndGet();
-        this.from = local(channel);
         this.framer = new MpaFramer(markersOut, crc);
         this.deframer = new MpaDeframer(markersIn, crc, this::deliver);
         this.poller = poller;
@@ -169,16 +169,15 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
         channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
     }
 
-    /** A TCP connection's one path, to the peer's address; the kernel does not say more through the JDK. */
+    /** A TCP connection's one path, to the peer's address; a Multipath TCP connection's subflows. */
     @Override
     public java.util.List<org.rddp.llp.LlpPath> paths() {
-        try {
-            return channel.getRemoteAddress() instanceof java.net.InetSocketAddress peer
-                    ? java.util.List.of(new org.rddp.llp.LlpPath(peer, org.rddp.llp.LlpPath.State.UNKNOWN, true, null))
-                    : java.util.List.of();
-        } catch (java.io.IOException e) {
-            return java.util.List.of(); // closed: it has none
-        }
+        return tcp.paths();
+    }
+
+    /** What the connection under it runs: TCP or Multipath TCP. Any thread. */
+    Mptcp.Protocol protocol() {
+        return tcp.protocol();
     }
 
     @Override
@@ -659,33 +658,13 @@ final class MpaStream implements LlpStream, SelectorPoller.Handler {
         fpduCheck = null;
         poller.deregister(this);
         release(); // nothing more is written: no payload's memory is read any longer
-        try {
-            if (reset && channel.isOpen()) {
-                channel.setOption(StandardSocketOptions.SO_LINGER, 0);
-            }
-            channel.close();
-        } catch (IOException e) {
-            // closing anyway
-        }
+        tcp.close(reset);
         onShut.accept(this);
     }
 
     @Override
     public String toString() {
-        return name + "[" + (crc ? "CRC" : "no CRC") + (markersOut || markersIn ? ", markers" : "") + "]" + from;
-    }
-
-    /**
-     * " from ADDRESS:PORT", this end of the TCP connection (what ss, a packet capture or a firewall rule name it by),
-     * or "" when the channel does not say.
-     */
-    private static String local(SocketChannel channel) {
-        try {
-            return channel.getLocalAddress() instanceof java.net.InetSocketAddress local ? " from "
-                    + (local.getAddress() instanceof java.net.Inet6Address ? "[" + local.getAddress().getHostAddress()
-                            + "]" : local.getAddress().getHostAddress()) + ":" + local.getPort() : "";
-        } catch (java.io.IOException e) {
-            return "";
-        }
+        return name + "[" + (crc ? "CRC" : "no CRC") + (markersOut || markersIn ? ", markers" : "") + tcp.describe()
+                + "]" + tcp.from();
     }
 }

@@ -60,7 +60,7 @@ final class MpaTransport implements TransportFixture {
     public int mulpdu() {
         int mtu = Math.min(mtuOf(initiator), mtuOf(responder));
         return MpaConnectionManager.mulpdu(address, initiator.options().markers()
-                || responder.options().markers(), mtu == Integer.MAX_VALUE ? 0 : mtu);
+                || responder.options().markers(), mtu == Integer.MAX_VALUE ? 0 : mtu, initiator.options().mptcp());
     }
 
     /** The MTU {@code manager} cuts FPDUs for; the loopback's own is larger than any set one. */
