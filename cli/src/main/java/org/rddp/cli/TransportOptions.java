@@ -88,6 +88,11 @@ public final class TransportOptions {
             + "§4.5), when the path's is smaller than the interface's; default: the interface's")
     public int mpaMtu;
 
+    @Option(names = "--mptcp", description = "MPA over Multipath TCP (RFC 8684): the sockets are opened as MPTCP "
+            + "ones, so that the connection can use every path the kernel's path manager gives it (ip mptcp endpoint, "
+            + "ip mptcp limits); a peer without it answers with plain TCP, which is said")
+    public boolean mptcp;
+
     @Option(names = "--retry-rev1", description = "as MPA client, retry with revision 1 when the server closes "
             + "on an enhanced request (RFC 6581 §10)")
     boolean retryRevision1;
@@ -150,9 +155,19 @@ public final class TransportOptions {
      * (a manual one by the calling thread); the caller closes it.
      */
     public ConnectionManager open(InetAddress local, Progress progress) throws IOException {
+        return open(local, progress, false);
+    }
+
+    /**
+     * {@link #open(InetAddress, Progress)}, over Multipath TCP if {@code mptcp} (as with {@code --mptcp}; MPA only).
+     */
+    public ConnectionManager open(InetAddress local, Progress progress, boolean mptcp) throws IOException {
+        if (mptcp && transport != Transport.MPA) {
+            throw new IllegalArgumentException("Multipath TCP is for MPA's TCP, not for " + transport);
+        }
         return switch (transport) {
-            case MPA -> new MpaConnectionManager(mpaOptions(), local, progress);
-            case SCTP -> new SctpConnectionManager(sctpStack(), java.util.stream.Stream.concat(
+            case MPA -> new MpaConnectionManager(mpaOptions().withMptcp(this.mptcp || mptcp), local, progress);
+            case SCTP -> new SctpConnectionManager(sctpStackFor("SCTP"), java.util.stream.Stream.concat(
                     java.util.stream.Stream.of(local), multihome.stream()).toList(),
                     traceSessions ? this::trace : ChunkTap.NONE, progress, SctpLimits.defaults(),
                     protocolParameters());
@@ -199,6 +214,14 @@ public final class TransportOptions {
         err.flush();
     }
 
+    /** The SCTP backend the options name for {@code what}, which --mptcp does not apply to. */
+    private SctpStack sctpStackFor(String what) throws IOException {
+        if (mptcp) {
+            throw new IllegalArgumentException("--mptcp is for MPA's TCP (-t mpa), not for " + what);
+        }
+        return sctpStack();
+    }
+
     /** The SCTP backend the options name, with the peer's UDP port when one is given. */
     public SctpStack sctpStack() throws IOException {
         if (udpPort != null) {
@@ -229,7 +252,7 @@ public final class TransportOptions {
     /** The MPA settings these options make. */
     MpaOptions mpaOptions() {
         MpaOptions options = MpaOptions.defaults().withRevision(mpaRevision).withCrc(crc).withMarkers(markers)
-                .withRetryRevision1(retryRevision1).withMtu(mpaMtu)
+                .withRetryRevision1(retryRevision1).withMtu(mpaMtu).withMptcp(mptcp)
                 .withStartupTimeout(Duration.ofSeconds(setupTimeoutSeconds));
         if (mpaRevision < 2) {
             return options.withRtrTypes(Set.of());
@@ -255,12 +278,23 @@ public final class TransportOptions {
 
     /** What a client asks for. */
     public ConnectOptions connectOptions() {
+        return connectOptions(false);
+    }
+
+    /**
+     * What a client asks for; if {@code serverSendsFirst}, over MPA in the peer-to-peer model, with a Write RTR unless
+     * another was chosen, as {@link #serverSendsFirst()} makes it, these options left as they are.
+     */
+    public ConnectOptions connectOptions(boolean serverSendsFirst) {
         boolean enhanced = !unenhanced && mpaRevision >= 2;
-        if (peerToPeer != null && !enhanced) {
-            throw new IllegalArgumentException("--p2p needs enhanced setup (MPA revision 2, no --unenhanced)");
+        RtrType rtr = peerToPeer == null && serverSendsFirst && transport == Transport.MPA ? RtrType.WRITE : peerToPeer;
+        if (rtr != null && !enhanced) {
+            throw new IllegalArgumentException(peerToPeer != null ? "--p2p needs enhanced setup (MPA revision 2, no "
+                    + "--unenhanced)" : "over MPA the server may send first only in the peer-to-peer model (RFC 6581): "
+                            + "give MPA revision 2 with enhanced setup");
         }
-        return new ConnectOptions(privateData(), enhanced, ird, ord, peerToPeer != null,
-                peerToPeer == null ? Set.of() : EnumSet.of(peerToPeer), Duration.ofSeconds(setupTimeoutSeconds));
+        return new ConnectOptions(privateData(), enhanced, ird, ord, rtr != null,
+                rtr == null ? Set.of() : EnumSet.of(rtr), Duration.ofSeconds(setupTimeoutSeconds));
     }
 
     /** What a server answers with. */
@@ -296,12 +330,23 @@ public final class TransportOptions {
         return manager;
     }
 
-    /** How the connection came out: transport, CRC and Markers, IRD/ORD, peer-to-peer RTR. */
+    /**
+     * How the connection came out: transport (and over MPA, whether Multipath TCP runs under it), CRC and Markers,
+     * IRD/ORD, peer-to-peer RTR.
+     */
     public static String describe(Connection connection) {
         LlpParameters parameters = connection.parameters();
         RtrType rtr = parameters.rtrToSend() != RtrType.NONE ? parameters.rtrToSend() : parameters.rtrToReceive();
         return "over " + connection.queuePair().stream() + ", IRD " + parameters.ird() + ", ORD " + parameters.ord()
                 + (rtr == RtrType.NONE ? ", client-server" : ", peer-to-peer with " + rtr + " RTR");
+    }
+
+    /**
+     * The transport as perftest's banner names it: TCP/MPA, MPTCP/MPA (asked for: the connection says what runs),
+     * SCTP.
+     */
+    public String transportName() {
+        return transport == Transport.SCTP ? "SCTP" : mptcp ? "MPTCP/MPA" : "TCP/MPA";
     }
 
     /** The local address this machine sends from towards {@code remote}. */

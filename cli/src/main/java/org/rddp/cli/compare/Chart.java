@@ -32,7 +32,8 @@ import org.jfree.data.xy.YIntervalSeriesCollection;
  * runs drawn as a band from the smallest to the largest run, and the conditions in the subtitle. Each series keeps
  * one colour (Okabe and Ito's palette, which colour-blind readers tell apart; no yellow on white), one marker and one
  * dash in every chart: sockets and the RFC floor dashed, RDDP and EXS solid, an IPv6 twin its IPv4 series' colour
- * with a hollow marker and a dash-dot line.
+ * with a hollow marker and a dash-dot line, a Multipath TCP twin its TCP series' colour with a hollow marker and long
+ * dashes.
  */
 final class Chart {
     static final int WIDTH = 960;
@@ -43,6 +44,7 @@ final class Chart {
     private static final float[] DASHED = {8f, 5f};
     private static final float[] DOTTED = {2.5f, 4f};
     private static final float[] DASH_DOT = {10f, 4f, 2.5f, 4f};
+    private static final float[] LONG_DASH = {16f, 5f};
     private static final float BAND_ALPHA = 0.18f;
 
     private Chart() {
@@ -73,7 +75,8 @@ final class Chart {
                     true);
             default -> throw new IllegalArgumentException(series.name());
         };
-        return series.ipv6() ? new Style(base.colour(), base.marker(), DASH_DOT, false) : base;
+        return series.ipv6() ? new Style(base.colour(), base.marker(), DASH_DOT, false)
+                : series.mptcp() ? new Style(base.colour(), base.marker(), LONG_DASH, false) : base;
     }
 
     /** The chart of {@code kind}'s points as PNG octets. */
@@ -182,11 +185,23 @@ final class Chart {
      */
     static byte[] timeline(List<TimelineChartCommand.Run> runs, List<TimelineChartCommand.Mark> marks, String zero,
             String title, String conditions) throws IOException {
+        return timeline(runs, runs.stream().map(run -> run.label().contains("SCTP") ? Compare.Series.RDDP_SCTP
+                : run.label().contains("MPA") ? Compare.Series.RDDP_MPA : Compare.Series.TCP_SOCKET).toList(), marks,
+                zero, "MB/sec (each second)", title, conditions);
+    }
+
+    /**
+     * {@link #timeline(List, List, String, String, String)} with each run drawn as the series beside it in
+     * {@code styles} is elsewhere, its throughput measured over the buckets {@code unit} names.
+     */
+    static byte[] timeline(List<TimelineChartCommand.Run> runs, List<Compare.Series> styles,
+            List<TimelineChartCommand.Mark> marks, String zero, String unit, String title, String conditions)
+            throws IOException {
         System.setProperty("java.awt.headless", "true");
         java.time.Instant start = runs.stream().map(run -> run.ends().getFirst())
                 .min(java.util.Comparator.naturalOrder()).orElseThrow().minusSeconds(1);
         YIntervalSeriesCollection data = new YIntervalSeriesCollection();
-        List<Compare.Series> order = new ArrayList<>();
+        List<Compare.Series> order = new ArrayList<>(styles);
         for (TimelineChartCommand.Run run : runs) {
             java.time.Instant origin = run.zero() != null ? run.zero() : start;
             YIntervalSeries line = new YIntervalSeries(run.label());
@@ -196,11 +211,9 @@ final class Chart {
                 line.add(at, mbps, mbps, mbps);
             }
             data.addSeries(line);
-            order.add(run.label().contains("SCTP") ? Compare.Series.RDDP_SCTP : run.label().contains("MPA")
-                    ? Compare.Series.RDDP_MPA : Compare.Series.TCP_SOCKET);
         }
         org.jfree.chart.axis.NumberAxis time = new org.jfree.chart.axis.NumberAxis("seconds from " + zero);
-        org.jfree.chart.axis.NumberAxis measure = new org.jfree.chart.axis.NumberAxis("MB/sec (each second)");
+        org.jfree.chart.axis.NumberAxis measure = new org.jfree.chart.axis.NumberAxis(unit);
         DeviationRenderer renderer = renderer(order);
         float[][] dashes = {DASHED, DOTTED, DASH_DOT};
         Shape[] markers = {new Rectangle2D.Double(-4, -4, 8, 8), ShapeUtils.createDiamond(5),

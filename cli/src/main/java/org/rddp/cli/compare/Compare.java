@@ -42,41 +42,70 @@ public final class Compare {
         RDDP_SCTP("RDDP over SCTP", SCTP_SOCKET),
         EXS_SCTP("EXS over SCTP", SCTP_SOCKET),
         /** {@code --ipv6}: the same over IPv6's loopback ({@code ::1}), both ends in one process. */
-        TCP_SOCKET_6("TCP socket v6", null, TCP_SOCKET),
-        RDDP_MPA_6("RDDP over MPA v6", TCP_SOCKET_6, RDDP_MPA),
-        SCTP_SOCKET_6("SCTP socket v6", null, SCTP_SOCKET),
-        RDDP_SCTP_6("RDDP over SCTP v6", SCTP_SOCKET_6, RDDP_SCTP);
+        TCP_SOCKET_6("TCP socket v6", null, TCP_SOCKET, Variant.IPV6),
+        RDDP_MPA_6("RDDP over MPA v6", TCP_SOCKET_6, RDDP_MPA, Variant.IPV6),
+        SCTP_SOCKET_6("SCTP socket v6", null, SCTP_SOCKET, Variant.IPV6),
+        RDDP_SCTP_6("RDDP over SCTP v6", SCTP_SOCKET_6, RDDP_SCTP, Variant.IPV6),
+        /** {@code --mptcp}: the TCP side over Multipath TCP (RFC 8684), its sockets opened as MPTCP at both ends. */
+        TCP_SOCKET_MPTCP("TCP socket over MPTCP", null, TCP_SOCKET, Variant.MPTCP),
+        RDDP_MPA_MPTCP("RDDP over MPA over MPTCP", TCP_SOCKET_MPTCP, RDDP_MPA, Variant.MPTCP);
+
+        /** How a twin differs from the series it repeats. */
+        enum Variant {
+            /** The series itself. */
+            NONE,
+            /** Over IPv6 instead of IPv4. */
+            IPV6,
+            /** Over Multipath TCP instead of TCP. */
+            MPTCP
+        }
 
         final String label;
         /** The socket a ratio is taken to, or null for a socket. */
         final Series baseline;
-        /** The IPv4 series this one runs as, over IPv6; null for an IPv4 series. */
-        private final Series overIpv6Of;
+        /** The series this one repeats differently ({@link #variant}); null for one that is itself. */
+        private final Series twinOf;
+        private final Variant variant;
 
         Series(String label, Series baseline) {
-            this(label, baseline, null);
+            this(label, baseline, null, Variant.NONE);
         }
 
-        Series(String label, Series baseline, Series overIpv6Of) {
+        Series(String label, Series baseline, Series twinOf, Variant variant) {
             this.label = label;
             this.baseline = baseline;
-            this.overIpv6Of = overIpv6Of;
+            this.twinOf = twinOf;
+            this.variant = variant;
         }
 
         /** Whether it runs over IPv6. */
         boolean ipv6() {
-            return overIpv6Of != null;
+            return variant == Variant.IPV6;
         }
 
-        /** What runs: the IPv4 series itself, or the one an IPv6 series repeats. */
+        /** Whether it runs over Multipath TCP. */
+        boolean mptcp() {
+            return variant == Variant.MPTCP;
+        }
+
+        /** What runs: the series itself, or the one a twin repeats. */
         Series measured() {
-            return overIpv6Of != null ? overIpv6Of : this;
+            return twinOf != null ? twinOf : this;
         }
 
         /** The IPv6 twin of an IPv4 series, or null when it has none. */
         Series overIpv6() {
+            return twin(Variant.IPV6);
+        }
+
+        /** The Multipath TCP twin of a TCP series, or null when it has none. */
+        Series overMptcp() {
+            return twin(Variant.MPTCP);
+        }
+
+        private Series twin(Variant of) {
             for (Series each : values()) {
-                if (each.overIpv6Of == this) {
+                if (each.twinOf == this && each.variant == of) {
                     return each;
                 }
             }
@@ -272,9 +301,18 @@ public final class Compare {
         static final long MAX_QP_OCTETS = 64L << 20;
 
         Task {
-            if (!kind.equals(BANDWIDTH) && !kind.equals(LATENCY) && !isLoad(kind) && !kind.equals(QPS)) {
+            if (!kind.equals(BANDWIDTH) && !kind.equals(LATENCY) && !isLoad(kind) && !kind.equals(QPS)
+                    && !kind.equals(FAILOVER)) {
                 throw new IllegalArgumentException("a measure is " + BANDWIDTH + ", " + LATENCY + ", " + LOAD + ", "
-                        + WRITE_LOAD + " or " + QPS + ", not " + kind);
+                        + WRITE_LOAD + ", " + QPS + " or " + FAILOVER + ", not " + kind);
+            }
+            if (kind.equals(FAILOVER) && !Failover.measures(series)) {
+                throw new IllegalArgumentException(series.label + " has no failover transfer");
+            }
+            if (kind.equals(FAILOVER) && (iterations > Failover.LONGEST.toSeconds()
+                    || size < Failover.SMALLEST_MESSAGE)) {
+                throw new IllegalArgumentException("a failover transfer lasts 1.." + Failover.LONGEST.toSeconds()
+                        + " s (its iterations) with messages of at least " + Failover.SMALLEST_MESSAGE + " octets");
             }
             if (kind.equals(QPS) ? qps < 1 || qps > MAX_QPS || iterations * qps > MAX_ITERATIONS : qps != 1) {
                 throw new IllegalArgumentException("many queue pairs are 1.." + MAX_QPS + ", at most " + MAX_ITERATIONS
@@ -319,6 +357,14 @@ public final class Compare {
 
         boolean bandwidth() {
             return kind.equals(BANDWIDTH);
+        }
+
+        /**
+         * A failover transfer: the server end sends messages for {@link #iterations} seconds, the client end receives
+         * them and notes each one's arrival, while a path fails under them ({@link Failover}).
+         */
+        boolean failover() {
+            return kind.equals(FAILOVER);
         }
 
         /** Under an offered load: of messages, or of RDMA Writes with their notifying Sends. */
@@ -370,6 +416,11 @@ public final class Compare {
     @FunctionalInterface
     interface Measure {
         PerfResult run(Task task) throws Exception;
+
+        /** A {@linkplain Task#failover() failover} point, each message's arrival noted in {@code arrivals}. */
+        default PerfResult failover(Task task, org.rddp.cli.perftest.Arrivals arrivals) throws Exception {
+            throw new UnsupportedOperationException("this comparison measures no failover");
+        }
     }
 
     /**
@@ -488,6 +539,9 @@ public final class Compare {
      */
     static final String QPS = "qps";
 
+    /** A transfer while a path fails under it ({@link Failover}). */
+    static final String FAILOVER = "failover";
+
     /** Whether {@code kind} is one measured under an offered load. */
     static boolean isLoad(String kind) {
         return kind.equals(LOAD) || kind.equals(WRITE_LOAD);
@@ -500,7 +554,17 @@ public final class Compare {
 
     /** Both ends of every point in this process, on loopback, over these transports. */
     static Measure inProcess(CompareEnds.Transports transports) {
-        return task -> task.series().exs() ? exs(task) : CompareEnds.inProcess(task, transports);
+        return new Measure() {
+            @Override
+            public PerfResult run(Task task) throws Exception {
+                return task.series().exs() ? exs(task) : CompareEnds.inProcess(task, transports, null);
+            }
+
+            @Override
+            public PerfResult failover(Task task, org.rddp.cli.perftest.Arrivals arrivals) throws Exception {
+                return CompareEnds.inProcess(task, transports, arrivals);
+            }
+        };
     }
 
     /** Messages in flight in an EXS bandwidth point: the EXS default credits. */

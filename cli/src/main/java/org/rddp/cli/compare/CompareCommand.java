@@ -150,6 +150,11 @@ public final class CompareCommand implements Callable<Integer> {
             + "both ends in this process")
     boolean ipv6;
 
+    @Option(names = "--mptcp", description = "add the TCP side's series over Multipath TCP (RFC 8684), their sockets "
+            + "opened as MPTCP at both ends: TCP socket over MPTCP, RDDP over MPA over MPTCP; the conditions name "
+            + "the path manager's limits and endpoints")
+    boolean mptcp;
+
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
@@ -228,12 +233,29 @@ public final class CompareCommand implements Callable<Integer> {
                 }
             }
         }
+        if (mptcp) {
+            String why = org.rddp.transport.mpa.Mptcp.unavailable();
+            if (why != null) {
+                throw new IllegalArgumentException("--mptcp: " + why);
+            }
+            for (Compare.Series each : List.copyOf(series)) {
+                if (each.overMptcp() != null) {
+                    series.add(series.indexOf(each) + 1, each.overMptcp()); // beside its TCP series
+                }
+            }
+            if (series.stream().noneMatch(Compare.Series::mptcp)) {
+                throw new IllegalArgumentException("--mptcp adds MPA's series over Multipath TCP: give it with mpa");
+            }
+        }
+        String mptcpHere = mptcp ? MptcpHost.conditions() : "";
         List<String> named = scenarios == null ? java.util.Collections.singletonList(null) : scenarios.stream()
                 .map(String::strip).toList();
         Scenarios setter = Scenarios.of(scenarioCommand, named, err);
         Compare.Load load = loadRate > 0 || scenarios != null ? new Compare.Load(loadSize, loadRate > 0 ? loadRate
                 : DEFAULT_LOAD_RATE, loadSeconds) : null;
         List<Compare.Results> results = new ArrayList<>();
+        List<List<Failover.Result>> failovers = new ArrayList<>();
+        List<String> failoverConditions = new ArrayList<>();
         if (peer == null) {
             TransportOptions mpa = new TransportOptions();
             mpa.crc = crc;
@@ -245,11 +267,16 @@ public final class CompareCommand implements Callable<Integer> {
             banner(stdout, series, stack, "loopback, both ends in this process" + Compare.tcpCongestionControl());
             Compare.Measure measure = Compare.inProcess(new CompareEnds.Transports(mpa, sctp, stack,
                     posting.cqMod, posting.postList));
+            String setup = Compare.IN_PROCESS + Compare.mtu(InetAddress.getLoopbackAddress()) + mptcpHere;
             try (setter) {
                 for (String scenario : named) {
+                    if (Failover.Scenario.is(scenario)) {
+                        failovers.add(failover(scenario, series, setter, measure, err));
+                        failoverConditions.add(failoverConditions(setup, stack, scenario));
+                        continue;
+                    }
                     setter.set(scenario);
-                    results.add(Compare.run(plan.under(scenario), measure, Compare.IN_PROCESS + Compare.mtu(
-                            InetAddress.getLoopbackAddress()), err::println));
+                    results.add(Compare.run(plan.under(scenario), measure, setup, err::println));
                     kept(results, series, err);
                 }
             }
@@ -265,9 +292,14 @@ public final class CompareCommand implements Callable<Integer> {
                 banner(stdout, series, remoteStack, "initiator here, responder at " + responder.getHostString() + ":"
                         + responder.getPort() + Compare.tcpCongestionControl().replace("control", "control here"));
                 for (String scenario : named) {
+                    if (Failover.Scenario.is(scenario)) {
+                        failovers.add(failover(scenario, series, setter, remote, err));
+                        failoverConditions.add(failoverConditions(remote.setup() + mptcpHere, remoteStack, scenario));
+                        continue;
+                    }
                     setter.set(scenario);
-                    results.add(Compare.run(plan(series, remoteStack, load).under(scenario), remote, remote.setup(),
-                            err::println));
+                    results.add(Compare.run(plan(series, remoteStack, load).under(scenario), remote, remote.setup()
+                            + mptcpHere, err::println));
                     kept(results, series, err);
                 }
             } catch (PeerException e) {
@@ -275,16 +307,45 @@ public final class CompareCommand implements Callable<Integer> {
                 return 1;
             }
         }
-        List<Path> written = Compare.write(results, series, out);
+        List<Path> written = new ArrayList<>(results.isEmpty() ? List.of() : Compare.write(results, series, out));
+        if (!failovers.isEmpty()) {
+            written.addAll(FailoverOutput.write(failovers, failoverConditions, out));
+        }
         if (json) {
-            stdout.println(java.nio.file.Files.readString(written.getFirst()));
+            for (Path each : written.stream().filter(path -> path.toString().endsWith(".json")).toList()) {
+                stdout.println(java.nio.file.Files.readString(each));
+            }
         } else {
             for (Compare.Results each : results) {
                 stdout.print(Compare.tables(each, series));
             }
+            for (List<Failover.Result> each : failovers) {
+                stdout.print(Failover.table(each));
+            }
             stdout.println("written: " + String.join(", ", written.stream().map(Path::toString).toList()));
         }
-        return 0;
+        return failovers.stream().flatMap(List::stream).anyMatch(result -> result.error() != null) ? 1 : 0;
+    }
+
+    /**
+     * Runs the failover {@code scenario} over {@code series} through {@code measure}, the network cleared of what an
+     * earlier scenario set first.
+     */
+    private static List<Failover.Result> failover(String scenario, List<Compare.Series> series, Scenarios setter,
+            Compare.Measure measure, PrintWriter err) throws java.io.IOException, InterruptedException {
+        setter.close(); // no loss or reordering left from a scenario before
+        err.println("compare: network: " + scenario);
+        err.flush();
+        return Failover.run(series, Failover.Scenario.parse(scenario), setter, measure, line -> {
+            err.println(line);
+            err.flush();
+        });
+    }
+
+    /** The conditions line of a failover scenario, as {@link Compare#conditions} says a sweep's. */
+    private static String failoverConditions(String setup, SctpStack stack, String scenario) {
+        return Compare.conditions(new Compare.Results(setup, stack == null ? null : stack.name(),
+                List.of(Failover.SIZE), 1, List.of(), null, Failover.Scenario.parse(scenario).toString()));
     }
 
     /**

@@ -28,6 +28,7 @@ import org.rddp.cli.perftest.Perftest.Test;
 import org.rddp.loop.Loop;
 import org.rddp.loop.Progress;
 import org.rddp.sctp.DdpSctp;
+import org.rddp.transport.mpa.Mptcp;
 import org.rddp.transport.sctp.SctpSocket;
 import org.rddp.transport.sctp.SctpStack;
 import org.rddp.verbs.ConnectionManager;
@@ -99,8 +100,12 @@ final class CompareEnds {
         };
     }
 
-    /** Runs the client end of {@code task} against the server end at {@code server}; returns what it measured. */
-    static PerfResult client(Task task, Transports transports, InetSocketAddress server) throws Exception {
+    /**
+     * Runs the client end of {@code task} against the server end at {@code server}; returns what it measured. A
+     * failover point's client end receives, noting each message's arrival in {@code arrivals} (null for the others).
+     */
+    static PerfResult client(Task task, Transports transports, InetSocketAddress server,
+            org.rddp.cli.perftest.Arrivals arrivals) throws Exception {
         boolean bandwidth = task.bandwidth();
         switch (task.series().measured()) {
             case MPA_FLOOR -> {
@@ -109,7 +114,10 @@ final class CompareEnds {
                 }
             }
             case TCP_SOCKET -> {
-                try (SocketChannel channel = Baselines.noDelay(SocketChannel.open(server))) {
+                try (SocketChannel channel = Baselines.noDelay(tcpConnect(task, server))) {
+                    if (task.failover()) {
+                        return TcpStream.receive(channel, task.size(), arrivals, TIMEOUT);
+                    }
                     return bandwidth ? Baselines.tcpSend(channel, task.size(), task.iterations(),
                             Test.WRITE_BW.defaultTxDepth())
                             : task.load() ? Baselines.tcpLoad(channel, task.size(), (int) task.iterations(),
@@ -143,19 +151,51 @@ final class CompareEnds {
             default -> {
                 TransportOptions transport = task.series().measured() == Compare.Series.RDDP_MPA ? transports.mpa()
                         : transports.sctp();
+                boolean mptcp = task.series().mptcp();
                 if (task.scale()) {
                     System.gc(); // what earlier points left is not counted against these queue pairs (mostly)
                 }
                 PerfSession session = new PerfSession(new RdmaDevice("rddp-compare"), settings(task, transports), true,
                         line -> { }, line -> { });
+                session.mptcpOnly = mptcp;
+                session.reversed = task.failover();
+                session.arrivals = arrivals;
                 List<PerfResult> results = new ArrayList<>();
                 try (ConnectionManager manager = transport.open(TransportOptions.localFor(server.getAddress()),
-                        Progress.manual())) {
-                    session.client(manager, server, transport.connectOptions(), results::add);
+                        Progress.manual(), mptcp)) {
+                    session.client(manager, server, transport.connectOptions(task.failover()), results::add);
                 }
                 return task.scale() ? new PerfResult.Scale((PerfResult.Bandwidth) results.getFirst(),
                         session.setup()) : results.getFirst();
             }
+        }
+    }
+
+    /** A TCP connection to {@code server}, over Multipath TCP if {@code task}'s series runs it. */
+    private static SocketChannel tcpConnect(Task task, InetSocketAddress server) throws IOException {
+        if (!task.series().mptcp()) {
+            return SocketChannel.open(server);
+        }
+        SocketChannel channel = SocketChannel.open();
+        try {
+            Mptcp.bind(channel, new InetSocketAddress(TransportOptions.localFor(server.getAddress()), 0));
+            channel.connect(server);
+            requireMptcp(channel, "the TCP socket's connection");
+            return channel;
+        } catch (IOException | RuntimeException e) {
+            channel.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Fails unless {@code channel} runs Multipath TCP: a series over MPTCP whose connection fell back to TCP would
+     * present TCP's figures as MPTCP's.
+     */
+    static void requireMptcp(SocketChannel channel, String what) throws IOException {
+        Mptcp.Protocol protocol = Mptcp.protocol(channel);
+        if (protocol != Mptcp.Protocol.MPTCP) {
+            throw new IOException(what + " runs " + protocol + ", not MPTCP: the peer did not answer with MPTCP");
         }
     }
 
@@ -172,7 +212,8 @@ final class CompareEnds {
      * Both ends of {@code task} in this process, on loopback: the server end on a thread of its own, which makes it
      * (its loop is manual: the thread that serves drives it) and serves it; this thread is the client end.
      */
-    static PerfResult inProcess(Task task, Transports transports) throws Exception {
+    static PerfResult inProcess(Task task, Transports transports, org.rddp.cli.perftest.Arrivals arrivals)
+            throws Exception {
         InetAddress loopback = task.series().ipv6() ? InetAddress.getByName("::1") : InetAddress.getLoopbackAddress();
         CompletableFuture<Integer> listening = new CompletableFuture<>();
         CompletableFuture<Void> served = new CompletableFuture<>();
@@ -190,7 +231,7 @@ final class CompareEnds {
             int port = listening.get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS); // the server's failure, if not
             PerfResult result;
             try {
-                result = client(task, transports, new InetSocketAddress(loopback, port));
+                result = client(task, transports, new InetSocketAddress(loopback, port), arrivals);
             } catch (Exception e) {
                 serverFailure(served).ifPresent(e::addSuppressed);
                 throw e;
@@ -233,6 +274,10 @@ final class CompareEnds {
      * ({@code write-lat --rate}), at one size.
      */
     static PerfSession.Settings settings(Task task, Transports transports) {
+        if (task.failover()) { // send-bw for the transfer's seconds, reversed (the server sends), every octet checked
+            return new PerfSession.Settings(Test.SEND_BW, List.of(task.size()), 0, (int) task.iterations(),
+                    Test.SEND_BW.defaultTxDepth(), Test.SEND_BW.defaultRxDepth(), 1, true, TIMEOUT);
+        }
         if (task.load()) {
             Test test = task.writes() ? Test.WRITE_LAT : Test.SEND_LAT;
             return new PerfSession.Settings(test, List.of(task.size()), (int) task.iterations(), 0,
@@ -273,7 +318,9 @@ final class CompareEnds {
             this.transport = transport;
             settings = settings(task, transports);
             session = new PerfSession(new RdmaDevice("rddp-compare"), settings, false, line -> { }, line -> { });
-            manager = transport.open(bind, Progress.manual());
+            session.mptcpOnly = task.series().mptcp();
+            session.reversed = task.failover();
+            manager = transport.open(bind, Progress.manual(), task.series().mptcp());
             driver = Driver.of(manager);
             try {
                 listener = manager.listen(new InetSocketAddress(bind, 0), driver.adder(requests));
@@ -322,7 +369,17 @@ final class CompareEnds {
 
         TcpServer(Task task, InetAddress bind) throws IOException {
             this.task = task;
-            listener = ServerSocketChannel.open().bind(new InetSocketAddress(bind, 0));
+            listener = ServerSocketChannel.open();
+            try {
+                if (task.series().mptcp()) {
+                    Mptcp.bind(listener, new InetSocketAddress(bind, 0), 0);
+                } else {
+                    listener.bind(new InetSocketAddress(bind, 0));
+                }
+            } catch (IOException | RuntimeException e) {
+                listener.close();
+                throw e;
+            }
         }
 
         @Override
@@ -340,7 +397,12 @@ final class CompareEnds {
                 throw new IOException("no connection from the client within " + TIMEOUT.toSeconds() + " s", e);
             }
             try (SocketChannel channel = Baselines.noDelay(accepted)) {
-                if (task.series() == Compare.Series.MPA_FLOOR) {
+                if (task.series().mptcp()) {
+                    requireMptcp(channel, "the TCP socket's accepted connection");
+                }
+                if (task.failover()) {
+                    TcpStream.send(channel, task.size(), task.iterations(), TIMEOUT);
+                } else if (task.series() == Compare.Series.MPA_FLOOR) {
                     MpaFloor.echo(channel, floorMulpdu(channel), task.size(), (int) task.iterations(), TIMEOUT);
                 } else if (task.bandwidth()) {
                     Baselines.tcpSink(channel, task.size() * task.iterations());

@@ -113,6 +113,11 @@ final class ComparePeer implements Compare.Measure, Closeable {
 
     @Override
     public PerfResult run(Compare.Task task) throws Exception {
+        return failover(task, null);
+    }
+
+    @Override
+    public PerfResult failover(Compare.Task task, org.rddp.cli.perftest.Arrivals arrivals) throws Exception {
         lines.write("point " + task.encode());
         String ready = expect(lines, "ready ", "the point " + task.encode());
         int port;
@@ -121,7 +126,8 @@ final class ComparePeer implements Compare.Measure, Closeable {
         } catch (NumberFormatException e) {
             throw new PeerException("the responder said 'ready " + ready + "': no port");
         }
-        PerfResult result = CompareEnds.client(task, transports, new InetSocketAddress(responder.getAddress(), port));
+        PerfResult result = CompareEnds.client(task, transports, new InetSocketAddress(responder.getAddress(), port),
+                arrivals);
         expect(lines, "done", "the end of the point " + task.encode());
         return result;
     }

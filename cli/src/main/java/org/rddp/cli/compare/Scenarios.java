@@ -57,7 +57,22 @@ final class Scenarios implements AutoCloseable {
         err.println("compare: network: " + scenario);
         err.flush();
         set = true;
-        run(Arrays.asList(scenario.split(" +")));
+        run(Arrays.asList(scenario.split(" +")), COMMAND_SECONDS);
+    }
+
+    /**
+     * Runs the command with {@code words} (a failover's {@code fail} or {@code flap}, which fails a path and brings it
+     * back before it returns), allowing it {@code longest} more than its own {@link #COMMAND_SECONDS}; returns what it
+     * printed, which also goes to the error stream.
+     *
+     * @throws IllegalStateException if there is no command
+     */
+    String fault(List<String> words, java.time.Duration longest) throws IOException, InterruptedException {
+        if (command == null) {
+            throw new IllegalStateException("a failover needs a --scenario-command to fail a path with");
+        }
+        set = true;
+        return run(words, COMMAND_SECONDS + longest.toSeconds());
     }
 
     /** Clears what the last scenario set: the command with {@code clear}. */
@@ -65,19 +80,19 @@ final class Scenarios implements AutoCloseable {
     public void close() throws IOException, InterruptedException {
         if (set) {
             set = false;
-            run(List.of("clear"));
+            run(List.of("clear"), COMMAND_SECONDS);
         }
     }
 
-    private void run(List<String> words) throws IOException, InterruptedException {
+    private String run(List<String> words, long seconds) throws IOException, InterruptedException {
         List<String> line = new ArrayList<>(command);
         line.addAll(words);
         Process process = new ProcessBuilder(line).redirectErrorStream(true).start();
         process.getOutputStream().close();
         byte[] said = process.getInputStream().readAllBytes(); // until it exits (or closes its output)
-        if (!process.waitFor(COMMAND_SECONDS, TimeUnit.SECONDS)) {
+        if (!process.waitFor(seconds, TimeUnit.SECONDS)) {
             process.destroyForcibly();
-            throw new IOException(String.join(" ", line) + " did not finish within " + COMMAND_SECONDS + " s");
+            throw new IOException(String.join(" ", line) + " did not finish within " + seconds + " s");
         }
         String output = new String(said, StandardCharsets.UTF_8).strip();
         if (process.exitValue() != 0) {
@@ -85,5 +100,6 @@ final class Scenarios implements AutoCloseable {
         }
         output.lines().forEach(each -> err.println("compare: " + each)); // what the scenario did, as it says
         err.flush();
+        return output;
     }
 }

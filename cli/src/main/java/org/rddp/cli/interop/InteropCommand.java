@@ -84,6 +84,10 @@ public final class InteropCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         boolean sctp = transport.transport == TransportOptions.Transport.SCTP;
+        if (transport.mptcp) {
+            throw new IllegalArgumentException("the session-control checks drive TCP or SCTP by hand: --mptcp does not "
+                    + "apply to them");
+        }
         Duration wait = Duration.ofSeconds(waitSeconds);
         Consumer<Verdict> print = json ? verdict -> { } : verdict -> {
             out.print(row(verdict));

@@ -63,15 +63,16 @@ final class BandwidthTests {
         s.handshake();
         s.exchangeDests();
         boolean all = s.settings.sizes().size() > 1;
+        boolean sender = s.client != s.reversed; // perftest's --reversed: the server sends
         for (int size : s.settings.sizes()) {
-            if (!s.client) {
+            if (!sender) {
                 s.postReceives(size);
             }
             s.handshake();
             for (DataQp data : s.qps) {
                 data.credit.memory().set(PerfSession.CREDIT_VALUE, PerfSession.CREDIT_SINK, 0);
             }
-            results.accept(s.client ? bandwidthClient(size) : sendBandwidthServer(size));
+            results.accept(sender ? bandwidthClient(size) : sendBandwidthServer(size));
             if (all) {
                 s.handshake();
             }
@@ -80,8 +81,9 @@ final class BandwidthTests {
     }
 
     /**
-     * Write, Read or Send bandwidth as the client: txDepth outstanding per queue pair, round-robin; one request in
-     * {@code cqMod} signaled (and the last), the others completing unseen with it, as perftest's {@code --cq-mod};
+     * Write, Read or Send bandwidth as the client (as the server of a reversed Send run): txDepth outstanding per
+     * queue pair, round-robin; one request in {@code cqMod} signaled (and the last), the others completing unseen with
+     * it, as perftest's {@code --cq-mod};
      * posted {@code postList} at a time in one call ({@code --post-list}). A run with a duration that ends with
      * unsignaled requests outstanding posts one more, signaled, to see them complete; a Send run keeps a receive of the
      * server's in reserve for it, since the server's clock may stop it crediting before the client's last Sends land.
@@ -163,7 +165,7 @@ final class BandwidthTests {
                     if (posted || waitingSince == 0) {
                         waitingSince = now;
                     } else if (now - waitingSince > s.completions.timeout().toNanos()) {
-                        throw new PeerException("no credit from the server within " + s.completions.timeout()
+                        throw new PeerException("no credit from the receiver within " + s.completions.timeout()
                                 .toSeconds() + " s (" + outstanding + " requests outstanding, " + s.rxDepth
                                 + " receives deep)");
                     }
@@ -215,7 +217,10 @@ final class BandwidthTests {
                 (long) PerfSession.CREDIT_SINK));
     }
 
-    /** Send bandwidth as the server: receives, posted again while more are due, and credits for the client. */
+    /**
+     * Send bandwidth as the server (as the client of a reversed run): receives, posted again while more are due, and
+     * credits for the sender.
+     */
     PerfResult.Bandwidth sendBandwidthServer(int size) throws PeerException {
         ReceiveWorkRequest receive = new ReceiveWorkRequest(1);
         SendWorkRequest credit = new SendWorkRequest(1).opcode(WorkOpcode.RDMA_WRITE).signaled(true);
@@ -229,12 +234,12 @@ final class BandwidthTests {
             if (iterations == 0 && meter.started()) {
                 // a duration ends on this side's clock, as perftest's alarm ends it: the client's last Send may
                 // have come before it did (its clock started before the first Send arrived here)
-                completion = s.completions.within("a Send from the client", 1, meter.left());
+                completion = s.completions.within("a Send from the sender", 1, meter.left());
                 if (completion == null) {
                     break;
                 }
             } else {
-                completion = s.completions.next("a Send from the client");
+                completion = s.completions.next("a Send from the sender");
             }
             if (completion.opcode() != WcOpcode.RECV) {
                 continue; // a credit Write done
@@ -254,6 +259,9 @@ final class BandwidthTests {
             meter.tick();
             if (timeline != null) {
                 timeline.tick();
+            }
+            if (s.arrivals != null) {
+                s.arrivals.arrived(size);
             }
             if (iterations == 0 || data.receivesPosted < iterations) {
                 receive.wrId(i).sge(0, data.buffer, s.half, size);
@@ -281,7 +289,7 @@ final class BandwidthTests {
     void pause() throws PeerException {
         s.driver.nap(20_000);
         for (DataQp data : s.qps) {
-            s.completions.check(data.qp, "waiting for the server's credit");
+            s.completions.check(data.qp, "waiting for the receiver's credit");
         }
     }
 

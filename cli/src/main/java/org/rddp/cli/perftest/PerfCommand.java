@@ -104,6 +104,10 @@ public final class PerfCommand implements Callable<Integer> {
             + "time, and the longest pause between completions (a path failure's gap)")
     boolean timeline;
 
+    @Option(names = "--reversed", description = "send-bw: the server sends and the client receives (perftest's "
+            + "--reversed); give it to both")
+    boolean reversed;
+
     @Option(names = "--primary-path", description = "client over SCTP: make the path to this address of the server "
             + "(one it binds with --multihome) its data connections' primary path")
     InetAddress primaryPath;
@@ -172,9 +176,14 @@ public final class PerfCommand implements Callable<Integer> {
             };
         }
         session.primaryPath = primaryPath;
+        session.showPaths = transport.mptcp;
+        if (reversed && test != Test.SEND_BW) {
+            throw new IllegalArgumentException("--reversed is for send-bw");
+        }
+        session.reversed = reversed;
         try {
             if (client) {
-                if (test == Test.WRITE_LAT) {
+                if (test == Test.WRITE_LAT || reversed) {
                     transport.serverSendsFirst();
                 }
                 try (ConnectionManager manager = transport.open(TransportOptions.localFor(server), Progress.manual())) {
@@ -260,7 +269,7 @@ public final class PerfCommand implements Callable<Integer> {
         out.println(LINE);
         out.println("                    " + test.title());
         out.printf(Locale.ROOT, " Number of qps   : %d\t\tTransport type : %s%n", settings.qps(),
-                transport.transport == TransportOptions.Transport.MPA ? "IW (TCP/MPA)" : "IW (SCTP)");
+                "IW (" + transport.transportName() + ")");
         out.printf(Locale.ROOT, " Connection type : RC\t\tUsing SRQ      : OFF%n");
         out.printf(Locale.ROOT, " TX depth        : %d%n", settings.txDepth());
         if (test == Test.SEND_BW || test == Test.SEND_LAT) {

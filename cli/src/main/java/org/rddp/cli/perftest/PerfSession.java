@@ -163,6 +163,17 @@ public final class PerfSession {
     Consumer<String> timeline;
     /** {@code --primary-path}: the server's address the client's data connections make their primary path, or null. */
     java.net.InetAddress primaryPath;
+    /** {@code --reversed}: send-bw's Sends go from the server to the client. Both ends agree on it. */
+    public boolean reversed;
+    /** Where a send-bw receiver notes each message's arrival (a failover point), or null. */
+    public Arrivals arrivals;
+    /** {@code --mptcp}: each data connection's paths (its subflows) are printed as the run ends. */
+    boolean showPaths;
+    /**
+     * A data connection that does not run Multipath TCP fails the run (a comparison's MPTCP series, which must not
+     * present TCP's figures as MPTCP's).
+     */
+    public boolean mptcpOnly;
     int cycle = Perftest.CYCLE_BUFFER;
     int cacheLine = Perftest.CACHE_LINE;
     int half;
@@ -353,8 +364,12 @@ public final class PerfSession {
         return cause instanceof java.net.ConnectException || cause instanceof ConnectionRejectedException;
     }
 
-    private void connected(Connection connection, int index) {
+    private void connected(Connection connection, int index) throws PeerException {
         info.accept(" data connection " + (index + 1) + " " + TransportOptions.describe(connection));
+        org.rddp.transport.mpa.Mptcp.Protocol protocol = org.rddp.transport.mpa.Mptcp.protocol(connection);
+        if (mptcpOnly && protocol != org.rddp.transport.mpa.Mptcp.Protocol.MPTCP) {
+            throw new PeerException("data connection " + (index + 1) + " runs " + protocol + ", not Multipath TCP");
+        }
     }
 
     private <T> T await(java.util.concurrent.CompletableFuture<T> future, String what)
@@ -372,7 +387,7 @@ public final class PerfSession {
     // ---------------------------------------------------------------------------------------------------------
     // the per-test sequences
 
-    private void run(Consumer<PerfResult> results) throws PeerException {
+    private void run(Consumer<PerfResult> results) throws PeerException, InterruptedException {
         switch (test) {
             case WRITE_BW, READ_BW -> bandwidthTests.rdmaBandwidth(results);
             case SEND_BW -> bandwidthTests.sendBandwidth(results);
@@ -404,6 +419,12 @@ public final class PerfSession {
                 }
             }
             default -> sendSequence(results); // SEND_LAT
+        }
+        if (showPaths) { // the paths the run had at its end: what a Multipath TCP connection really used
+            for (int i = 0; i < qps.size(); i++) {
+                String which = "data connection " + (i + 1);
+                info.accept(" " + which + " paths at the end: " + await(qps.get(i).qp.paths(), which + "'s paths"));
+            }
         }
         List<QueuePair> closing = new ArrayList<>();
         for (DataQp data : qps) {

@@ -107,6 +107,10 @@ public final class PingCommand implements Callable<Integer> {
                 return 1;
             }
             out.println("client: " + count + " pings of " + size + " octets" + (verify ? ", data verified" : ""));
+            if (transport.mptcp) { // the subflows it had: what Multipath TCP really used
+                out.println("client: paths at the end: " + ping.queuePair().paths().get(timeout.toMillis(),
+                        TimeUnit.MILLISECONDS));
+            }
             if (!ping.disconnect(timeout)) { // before the manager closes: that would abort the connection
                 err.println("rddp ping: the server did not answer the disconnect within " + timeoutSeconds + " s");
             }

@@ -28,14 +28,14 @@ class ChartTest {
     }
 
     @Test
-    void everySeriesHasItsOwnColourAndMarkerNoneYellowAndAnIpv6TwinItsSeriesColourHollow() {
+    void everySeriesHasItsOwnColourAndMarkerNoneYellowAndATwinItsSeriesColourHollow() {
         Set<Color> colours = new HashSet<>();
         for (Compare.Series series : Compare.Series.values()) {
             Chart.Style style = Chart.style(series);
-            if (series.ipv6()) {
+            if (series.ipv6() || series.mptcp()) { // IPv6's dash-dot, MPTCP's long dashes
                 assertThat(style.colour()).isEqualTo(Chart.style(series.measured()).colour());
                 assertThat(style.filled()).isFalse();
-                assertThat(style.dash()).isNotNull();
+                assertThat(style.dash()).isNotNull().isNotEqualTo(Chart.style(series.measured()).dash());
                 continue;
             }
             assertThat(colours.add(style.colour())).as("%s's colour is another series'", series).isTrue();

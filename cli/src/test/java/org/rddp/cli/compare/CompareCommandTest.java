@@ -12,6 +12,7 @@ import java.net.Socket;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -410,6 +411,65 @@ class CompareCommandTest {
         Run remote = InProcess.rddp("compare", "--ipv6", "--peer", "127.0.0.1", "-o", out.toString());
         assertThat(remote.status()).isOne();
         assertThat(remote.err()).contains("--ipv6 runs both ends in this process");
+    }
+
+    /** Issue 51: --mptcp adds the TCP socket and RDDP over MPA over Multipath TCP, each beside its TCP series. */
+    @Test
+    void addsEachTcpSeriesOverMultipathTcpNextToItWhenAsked(@TempDir Path out) throws Exception {
+        Run run = InProcess.rddp("compare", "-t", "mpa", "--mptcp", "--sizes", "4096", "--mib-per-point", "1",
+                "--latency-iters", "20", "-o", out.toString());
+        assertThat(run.status()).as(run.err()).isZero();
+        assertThat(run.out()).contains("rddp compare: TCP socket, TCP socket over MPTCP, RDDP over MPA, RDDP over MPA "
+                + "over MPTCP, MPA hop, RFC floor;");
+        JsonNode json = new ObjectMapper().readTree(out.resolve("compare.json").toFile());
+        assertThat(json.get("conditions").asText()).contains("; MPTCP path manager ");
+        Set<String> measured = new HashSet<>();
+        for (JsonNode point : json.get("points")) {
+            assertThat(point.get("value").asDouble()).as(point.toString()).isPositive();
+            measured.add(point.get("series").asText() + " " + point.get("kind").asText());
+        }
+        assertThat(measured).contains("TCP socket over MPTCP bandwidth", "TCP socket over MPTCP latency",
+                "RDDP over MPA over MPTCP bandwidth", "RDDP over MPA over MPTCP latency");
+    }
+
+    /**
+     * Issue 51: a failover scenario runs a transfer per series, the scenario command failing the path in the middle
+     * of it (here a stand-in that fails nothing and says when it did), and writes what each transfer did: every
+     * message checked, each failure's outcome, a chart with every series, the page.
+     */
+    @Test
+    void aFailoverScenarioRunsATransferPerSeriesAndFailsThePathInTheMiddleOfEach(@TempDir Path out)
+            throws Exception {
+        Path said = out.resolve("said.txt");
+        Path command = out.resolve("fail.sh");
+        Files.writeString(command, "#!/bin/sh\necho \"$*\" >> " + said + "\n[ \"$1\" = fail ] || exit 0\n"
+                + "echo \"failed $(date +%s.%N)\"\nsleep \"$3\"\necho \"restored $(date +%s.%N)\"\n"
+                + "echo 'fail.sh: nothing dropped'\n");
+        command.toFile().setExecutable(true);
+        Run run = InProcess.rddp("compare", "-t", "mpa,sctp", "--sctp-stack", "usrsctp", "--scenarios",
+                "failover blackhole 0.5", "--scenario-command", command.toString(), "-o", out.toString());
+        assertThat(run.status()).as(run.err()).isZero();
+        assertThat(Files.readAllLines(said)).as("cleared before, failed once a series, cleared after").containsExactly(
+                "fail blackhole 0.500", "fail blackhole 0.500", "fail blackhole 0.500", "clear");
+        assertThat(run.out()).contains("== network: failover: the first path blackholed (link up) for 0.5 s",
+                "fail.sh: nothing dropped");
+        JsonNode json = new ObjectMapper().readTree(out.resolve("failover.json").toFile());
+        JsonNode scenario = json.get("failover").get(0);
+        assertThat(scenario.get("conditions").asText()).contains("network: the first path blackholed");
+        List<String> series = new ArrayList<>();
+        for (JsonNode each : scenario.get("series")) {
+            series.add(each.get("series").asText());
+            assertThat(each.get("error").isNull()).as("%s", each).isTrue();
+            assertThat(each.get("messages").asLong()).as("%s", each).isPositive();
+            JsonNode failure = each.get("failures").get(0);
+            assertThat(failure.get("resumed").asBoolean()).as("%s", each).isTrue();
+            assertThat(failure.get("mbpsBefore").asDouble()).as("%s", each).isPositive();
+            assertThat(each.get("goodput").get("mbps").size()).as("%s", each).isPositive();
+        }
+        assertThat(series).containsExactly("TCP socket", "RDDP over MPA", "RDDP over SCTP");
+        assertThat(ImageIO.read(out.resolve("failover-blackhole-0.500.png").toFile()).getWidth())
+                .isEqualTo(Chart.WIDTH);
+        assertThat(Files.readString(out.resolve("failover.html"))).contains("A transfer of 16 KiB messages while");
     }
 
     @Test

@@ -111,6 +111,38 @@ class PerfCommandTest {
         assertThat(rows(runs[0]).getFirst()[1]).isEqualTo("9000"); // the server received every Send
     }
 
+    /**
+     * Issue 51: perftest's --reversed: the server sends, the client receives, checks and reports every Send; over MPA
+     * the client asks for the peer-to-peer model, since a responder may not send first otherwise.
+     */
+    @ParameterizedTest(name = "over {0}")
+    @CsvSource({"mpa", "sctp"})
+    void sendsFromTheServerToTheClientReversed(String transport) throws Exception {
+        List<String> args = List.of("-t", transport, "-s", "4096", "-n", "2000", "--rx-depth", "64", "--verify",
+                "--reversed");
+        Run[] runs = pair("send-bw", args, args);
+        assertSucceeded(runs);
+        assertThat(rows(runs[1]).getFirst()[1]).as("the client received every Send").isEqualTo("2000");
+        if (transport.equals("mpa")) {
+            assertThat(runs[1].out()).contains("peer-to-peer with WRITE RTR");
+        }
+        Run[] timed = pair("send-bw", List.of("-t", transport, "-s", "4096", "-D", "2", "--verify", "--reversed"),
+                List.of("-t", transport, "-s", "4096", "-D", "2", "--verify", "--reversed"));
+        assertSucceeded(timed);
+        assertThat(Long.parseLong(rows(timed[1]).getFirst()[1])).isPositive();
+    }
+
+    /** Issue 51: --mptcp, over loopback's one path: the banner, each connection and its one subflow say so. */
+    @Test
+    void runsOverMultipathTcpAndSaysSo() throws Exception {
+        List<String> args = List.of("-s", "65536", "-n", "500", "--verify", "--mptcp");
+        Run[] runs = pair("write-bw", args, args);
+        assertSucceeded(runs);
+        assertThat(runs[1].out()).contains("Transport type : IW (MPTCP/MPA)", "[CRC, MPTCP]",
+                "data connection 1 paths at the end: [/127.0.0.1:");
+        assertThat(runs[0].out()).contains("[CRC, MPTCP]");
+    }
+
     @Test
     void runsForADuration() throws Exception {
         Run[] runs = pair("write-bw", List.of("-D", "2", "-s", "4096"), List.of("-D", "2", "-s", "4096"));
@@ -219,5 +251,8 @@ class PerfCommandTest {
         assertThat(InProcess.rddp("write-bw", "-s", "64", "-a").err()).contains("give -s or -a, not both");
         assertThat(InProcess.rddp("write-lat", "-D", "3").err()).contains("a duration is for bandwidth tests");
         assertThat(InProcess.rddp("read-lat", "-q", "2").err()).contains("latency tests run one queue pair");
+        assertThat(InProcess.rddp("write-bw", "--reversed").err()).contains("--reversed is for send-bw");
+        assertThat(InProcess.rddp("write-bw", "-t", "sctp", "--mptcp").err())
+                .contains("--mptcp is for MPA's TCP (-t mpa), not for SCTP");
     }
 }

@@ -1,0 +1,129 @@
+package org.rddp.cli.compare;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.rddp.cli.perftest.Arrivals;
+
+/**
+ * Issue 51: how compare's failover scenarios are named, what the scenario command must say, and what a failure did to
+ * a transfer, read off arrivals made up to the millisecond.
+ */
+class FailoverTest {
+    private static final Instant START = Instant.parse("2026-12-07T10:00:00Z");
+    private static final int OCTETS = 16384;
+
+    /** A trace with {@code rate} messages in each millisecond bin of {@code ranges} (from, to: milliseconds). */
+    private static Arrivals.Trace trace(int length, int[]... ranges) {
+        int[] messages = new int[length];
+        long[] octets = new long[length];
+        long total = 0;
+        for (int[] range : ranges) {
+            for (int i = range[0]; i < range[1]; i++) {
+                messages[i] += range[2];
+                octets[i] += (long) range[2] * OCTETS;
+                total += range[2];
+            }
+        }
+        return new Arrivals.Trace(START, Duration.ofMillis(1), messages, octets, total, total * OCTETS, START,
+                START.plusMillis(length), Duration.ZERO, null);
+    }
+
+    private static Instant at(long millis) {
+        return START.plusMillis(millis);
+    }
+
+    @Test
+    void aTransferThatGoesOnOverAnotherPathIsTimedFromTheFailureToItsFirstMessageThere() {
+        // full rate to 3 s, what was on its way until 3.002 s, nothing to 3.300 s, a trickle, full rate from 3.600 s
+        Arrivals.Trace trace = trace(10_000, new int[] {0, 3002, 4}, new int[] {3300, 3600, 1},
+                new int[] {3600, 10_000, 4});
+        Failover.Outcome outcome = Failover.outcome(trace, at(3000), at(7000), at(10_000));
+        assertThat(outcome.toOtherPath()).isEqualTo(Duration.ofMillis(300));
+        assertThat(outcome.afterReturn()).isNull();
+        assertThat(outcome.stall()).isEqualTo(Duration.ofMillis(298));
+        assertThat(outcome.toHalfRate()).as("the first 100 ms at half the rate of before (34 ms at full rate, 66 "
+                + "trickling) ends at 3.634 s").isEqualTo(Duration.ofMillis(634));
+        assertThat(outcome.resumed()).isTrue();
+        assertThat(outcome.mbpsBefore()).isCloseTo(4 * 1000 * OCTETS / (double) (1 << 20), within());
+        assertThat(outcome.mbpsAfter()).isCloseTo(outcome.mbpsBefore(), within());
+    }
+
+    @Test
+    void aTransferThatWaitsForThePathIsTimedFromItsReturn() {
+        Arrivals.Trace trace = trace(12_000, new int[] {0, 3000, 2}, new int[] {7400, 12_000, 2});
+        Failover.Outcome outcome = Failover.outcome(trace, at(3000), at(7000), at(12_000));
+        assertThat(outcome.toOtherPath()).isNull();
+        assertThat(outcome.afterReturn()).isEqualTo(Duration.ofMillis(400));
+        assertThat(outcome.stall()).isEqualTo(Duration.ofMillis(4400));
+        assertThat(outcome.mbpsDuring()).isZero();
+        assertThat(outcome.toHalfRate()).isEqualTo(Duration.ofMillis(4450));
+    }
+
+    @Test
+    void aTransferThatNeverStopsForLongHasGoneOnAtOnce() {
+        Arrivals.Trace trace = trace(8000, new int[] {0, 3010, 3}, new int[] {3040, 8000, 3});
+        Failover.Outcome outcome = Failover.outcome(trace, at(3000), at(5000), at(8000));
+        assertThat(outcome.toOtherPath()).as("30 ms without a message: shorter than a stall").isZero();
+        assertThat(outcome.stall()).isEqualTo(Duration.ofMillis(30));
+    }
+
+    @Test
+    void aTransferThatEndedStillStandingNeverResumed() {
+        Arrivals.Trace trace = trace(6000, new int[] {0, 3000, 1});
+        Failover.Outcome outcome = Failover.outcome(trace, at(3000), at(5000), at(6000));
+        assertThat(outcome.resumed()).isFalse();
+        assertThat(outcome.toOtherPath()).isNull();
+        assertThat(outcome.afterReturn()).isNull();
+        assertThat(outcome.toHalfRate()).isNull();
+    }
+
+    @Test
+    void scenariosAreNamedWithTheirFailureAndDuration() {
+        Failover.Scenario blackhole = Failover.Scenario.parse("failover blackhole 6");
+        assertThat(blackhole.command()).containsExactly("fail", "blackhole", "6.000");
+        assertThat(blackhole.transferSeconds()).as("2 s before, 6 down, 6 + 3 after").isEqualTo(17);
+        Failover.Scenario flap = Failover.Scenario.parse("failover flap 3");
+        assertThat(flap.command()).containsExactly("flap", "3", "5.000", "2.000");
+        assertThat(flap.faultLength()).isEqualTo(Duration.ofSeconds(16));
+        assertThat(Failover.Scenario.parse("failover link-down 0.5").down()).isEqualTo(Duration.ofMillis(500));
+        assertThat(Failover.Scenario.is("failover flap 2 4 1")).isTrue();
+        assertThat(Failover.Scenario.is("loss 0.01")).isFalse();
+        for (String wrong : List.of("failover", "failover blackhole", "failover blackhole 0", "failover cut 3",
+                "failover flap 0", "failover blackhole 300")) {
+            assertThatThrownBy(() -> Failover.Scenario.parse(wrong)).as(wrong)
+                    .isInstanceOf(IllegalArgumentException.class);
+        }
+    }
+
+    @Test
+    void theScenarioCommandSaysWhenEachFailureBeganAndEnded() {
+        Failover.Fault fault = Failover.Fault.parse("failed 1796676692.505691370\nrestored 1796676696.560136873\n"
+                + "netns.sh: the blackhole dropped 594 packets on the first path\n");
+        assertThat(fault.failed()).containsExactly(Instant.ofEpochSecond(1796676692L, 505691370));
+        assertThat(fault.restored()).containsExactly(Instant.ofEpochSecond(1796676696L, 560136873));
+        assertThat(fault.said()).containsExactly("netns.sh: the blackhole dropped 594 packets on the first path");
+        assertThatThrownBy(() -> Failover.Fault.parse("failed 1796676692.5\n"))
+                .hasMessageContaining("one of each per failure");
+    }
+
+    @Test
+    void onlyTheTcpSocketAndRddpHaveATransfer() {
+        assertThat(Failover.measures(Compare.Series.TCP_SOCKET_MPTCP)).isTrue();
+        assertThat(Failover.measures(Compare.Series.RDDP_SCTP)).isTrue();
+        assertThat(Failover.measures(Compare.Series.MPA_FLOOR)).isFalse();
+        assertThat(Failover.measures(Compare.Series.RDDP_MPA_6)).isFalse();
+        assertThatThrownBy(() -> new Compare.Task(Compare.Series.SCTP_SOCKET, Compare.FAILOVER, Failover.SIZE, 10))
+                .isInstanceOf(IllegalArgumentException.class);
+        Compare.Task task = new Compare.Task(Compare.Series.RDDP_MPA_MPTCP, Compare.FAILOVER, Failover.SIZE, 17);
+        assertThat(Compare.Task.parse(task.encode())).isEqualTo(task);
+    }
+
+    private static org.assertj.core.data.Offset<Double> within() {
+        return org.assertj.core.data.Offset.offset(1e-6);
+    }
+}
