@@ -286,20 +286,21 @@ public final class CompareCommand implements Callable<Integer> {
                         + "asks for CRCs, and either side's asking turns them on (RFC 5044 §7.1.1)");
             }
             InetSocketAddress responder = responder(peer, port);
-            try (ComparePeer remote = ComparePeer.connect(responder, stack, posting.cqMod, posting.postList,
+            try (ComparePeer remote = ComparePeer.connect(responder, stack, posting.cqMod, posting.postList, mptcp,
                     err); setter) {
+                String conditions = remote.setup() + mptcpHere + remote.responderMptcp();
                 SctpStack remoteStack = remote.transports().sctpStack();
                 banner(stdout, series, remoteStack, "initiator here, responder at " + responder.getHostString() + ":"
                         + responder.getPort() + Compare.tcpCongestionControl().replace("control", "control here"));
                 for (String scenario : named) {
                     if (Failover.Scenario.is(scenario)) {
                         failovers.add(failover(scenario, series, setter, remote, err));
-                        failoverConditions.add(failoverConditions(remote.setup() + mptcpHere, remoteStack, scenario));
+                        failoverConditions.add(failoverConditions(conditions, remoteStack, scenario));
                         continue;
                     }
                     setter.set(scenario);
-                    results.add(Compare.run(plan(series, remoteStack, load).under(scenario), remote, remote.setup()
-                            + mptcpHere, err::println));
+                    results.add(Compare.run(plan(series, remoteStack, load).under(scenario), remote, conditions,
+                            err::println));
                     kept(results, series, err);
                 }
             } catch (PeerException e) {

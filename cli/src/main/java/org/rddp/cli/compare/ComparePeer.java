@@ -28,30 +28,38 @@ final class ComparePeer implements Compare.Measure, Closeable {
     private final Socket socket;
     private final CompareResponder.Lines lines;
     private final CompareEnds.Transports transports;
+    /** How the responder's Multipath TCP is set, as it said; null when not asked (or it did not say). */
+    private final String responderMptcp;
 
     private ComparePeer(InetSocketAddress responder, Socket socket, CompareResponder.Lines lines,
-            CompareEnds.Transports transports) {
+            CompareEnds.Transports transports, String responderMptcp) {
         this.responder = responder;
         this.socket = socket;
         this.lines = lines;
         this.transports = transports;
+        this.responderMptcp = responderMptcp;
     }
 
     /**
      * Connects to the responder (trying again while it does not listen yet, saying so on {@code err}) and agrees on
      * SCTP: {@code stack} is this side's backend, or null without SCTP; over usrsctp-udp this side then sends to the
-     * UDP port the responder's usrsctp encapsulates on.
+     * UDP port the responder's usrsctp encapsulates on. With {@code mptcp}, asks how the responder's Multipath TCP is
+     * set, for the conditions.
      */
     @SuppressWarnings("checkstyle:IllegalCatch") // closes the socket on any failure, then rethrows it
-    static ComparePeer connect(InetSocketAddress responder, SctpStack stack, int cqMod, int postList, PrintWriter err)
-            throws IOException, PeerException, InterruptedException {
+    static ComparePeer connect(InetSocketAddress responder, SctpStack stack, int cqMod, int postList, boolean mptcp,
+            PrintWriter err) throws IOException, PeerException, InterruptedException {
         Socket socket = open(responder, err);
         try {
             socket.setSoTimeout((int) CompareEnds.TIMEOUT.multipliedBy(2).toMillis());
             socket.setTcpNoDelay(true);
             CompareResponder.Lines lines = new CompareResponder.Lines(socket);
-            lines.write(CompareResponder.HELLO + " sctp=" + (stack == null ? "none" : stack.name()));
+            lines.write(CompareResponder.HELLO + " sctp=" + (stack == null ? "none" : stack.name())
+                    + (mptcp ? " " + CompareResponder.MPTCP : ""));
             String answer = expect(lines, CompareResponder.HELLO + " udp-port=", "its hello");
+            int said = answer.indexOf(" " + CompareResponder.MPTCP + "=");
+            String responderMptcp = said < 0 ? null : answer.substring(said + CompareResponder.MPTCP.length() + 2);
+            answer = said < 0 ? answer : answer.substring(0, said);
             TransportOptions mpa = new TransportOptions();
             TransportOptions sctp = new TransportOptions();
             sctp.transport = TransportOptions.Transport.SCTP;
@@ -67,7 +75,7 @@ final class ComparePeer implements Compare.Measure, Closeable {
                 }
             }
             return new ComparePeer(responder, socket, lines, new CompareEnds.Transports(mpa, sctp, mine, cqMod,
-                    postList));
+                    postList), responderMptcp);
         } catch (IOException | PeerException | RuntimeException e) {
             socket.close();
             throw e;
@@ -97,6 +105,11 @@ final class ComparePeer implements Compare.Measure, Closeable {
                 Thread.sleep(CONNECT_PAUSE); // a responder still starting: ask again, up to the patience above
             }
         }
+    }
+
+    /** "; MPTCP at the responder: …" as it said, or "" when it was not asked or did not say. */
+    String responderMptcp() {
+        return responderMptcp == null ? "" : "; MPTCP at the responder: " + responderMptcp;
     }
 
     /** The transports this side runs the client ends over. */

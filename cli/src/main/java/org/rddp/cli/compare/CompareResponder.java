@@ -28,8 +28,9 @@ import org.rddp.transport.sctp.usrsctp.UsrsctpStack;
  * <p>The control connection carries lines of UTF-8 text (at most {@value #MAX_LINE} octets each):
  * <pre>
  * initiator                                 responder
- * rddp-compare 1 sctp=STACK|none       -&gt;
- *                                      &lt;-   rddp-compare 1 udp-port=N|none     (or: error WHY, and it closes)
+ * rddp-compare 1 sctp=STACK|none [mptcp] -&gt;
+ *                                      &lt;-   rddp-compare 1 udp-port=N|none [mptcp=HOW]
+ *                                                                         (or: error WHY, and it closes)
  * point SERIES KIND SIZE ITERATIONS    -&gt;
  *                                      &lt;-   ready PORT                         (or: error WHY)
  *         (the two ends run the point on PORT)
@@ -39,12 +40,16 @@ import org.rddp.transport.sctp.usrsctp.UsrsctpStack;
  * </pre>
  * {@code STACK} is the SCTP backend the initiator runs ({@code kernel}, {@code usrsctp-udp}, {@code usrsctp-native});
  * the responder opens the same, and over usrsctp-udp answers the UDP port it encapsulates on (RFC 6951), which the
- * initiator's usrsctp must send to. An {@code error} for a point leaves the connection usable.
+ * initiator's usrsctp must send to. An initiator comparing Multipath TCP asks ({@code mptcp}) how the responder's is
+ * set (its path manager's limits and endpoints), for the conditions; one that does not ask is not told. An
+ * {@code error} for a point leaves the connection usable.
  */
 @SuppressWarnings("checkstyle:IllegalCatch") // a failed point, whatever failed, is told to the initiator
 final class CompareResponder implements Closeable {
     /** The protocol's name and version, the first words of the first line each way. */
     static final String HELLO = "rddp-compare 1";
+    /** The hello's word asking for, and the answer's key telling, how the responder's Multipath TCP is set. */
+    static final String MPTCP = "mptcp";
     /** The control port's default. */
     static final int DEFAULT_PORT = 18516;
     static final int MAX_LINE = 1024;
@@ -164,7 +169,9 @@ final class CompareResponder implements Closeable {
                     + "speaks " + HELLO + ")");
             return null;
         }
-        String stackName = line.substring(prefix.length()).trim();
+        String[] asked = line.substring(prefix.length()).trim().split(" +");
+        String stackName = asked[0];
+        boolean mptcp = asked.length > 1 && asked[1].equals(MPTCP);
         TransportOptions mpa = new TransportOptions();
         TransportOptions sctp = new TransportOptions();
         sctp.transport = TransportOptions.Transport.SCTP;
@@ -187,7 +194,7 @@ final class CompareResponder implements Closeable {
                 udpPort = Integer.toString(UsrsctpStack.udpPort());
             }
         }
-        lines.write(HELLO + " udp-port=" + udpPort);
+        lines.write(HELLO + " udp-port=" + udpPort + (mptcp ? " " + MPTCP + "=" + MptcpHost.describe() : ""));
         out.println("compare: serving " + initiator + (stack == null ? "" : " (SCTP: " + stack.name()
                 + (udpPort.equals("none") ? "" : " on UDP port " + udpPort) + ")"));
         out.flush();

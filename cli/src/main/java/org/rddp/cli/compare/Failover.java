@@ -328,9 +328,6 @@ final class Failover {
         StringBuilder table = new StringBuilder();
         Result first = results.getFirst();
         table.append("== network: failover: ").append(first.scenario()).append('\n');
-        if (first.fault() != null) {
-            first.fault().said().forEach(line -> table.append("   ").append(line).append('\n'));
-        }
         table.append(String.format(Locale.ROOT, "%-26s %4s  %-36s %8s %8s %9s %8s %8s  %s%n", "series", "fail",
                 "went on", "half rate", "stall", "MB/s before", "during", "after", "data"));
         for (Result result : results) {
@@ -350,6 +347,12 @@ final class Failover {
                         outcome.mbpsBefore(), outcome.mbpsDuring(), outcome.mbpsAfter(), i > 0 ? ""
                                 : result.error() == null ? result.trace().messages() + " messages, all checked"
                                         : "failed: " + result.error()));
+            }
+        }
+        for (Result result : results) { // what made each failure, as the command said it
+            if (result.fault() != null) {
+                result.fault().said().forEach(line -> table.append(result.series().label).append(": ").append(line)
+                        .append('\n'));
             }
         }
         table.append("went on: from the failure to the first message after the transfer stood still ")

@@ -18,19 +18,24 @@ final class MptcpHost {
     private MptcpHost() {
     }
 
-    /** "; MPTCP …" as this host's network namespace sets it now. */
+    /** "; MPTCP here: …" as this host's network namespace sets it now. */
     static String conditions() {
+        return "; MPTCP here: " + describe();
+    }
+
+    /** How this host's network namespace sets Multipath TCP now, on one line. */
+    static String describe() {
         String enabled = sysctl("enabled");
         if (!"1".equals(enabled)) {
-            return "; MPTCP off here (net.mptcp.enabled " + (enabled == null ? "absent" : enabled) + ")";
+            return "off (net.mptcp.enabled " + (enabled == null ? "absent" : enabled) + ")";
         }
         String manager = sysctl("path_manager");
         String limits = ip("limits", "show");
         String endpoints = ip("endpoint", "show");
-        return "; MPTCP path manager " + (manager == null ? "kernel" : manager) + (limits == null ? ""
-                : ", limits " + limits.replace('\n', ' ').strip()) + ", endpoints here " + (endpoints == null
+        return "path manager " + (manager == null ? "kernel" : manager) + (limits == null ? ""
+                : ", limits " + limits.replace('\n', ' ').strip()) + ", endpoints " + (endpoints == null
                         ? "unknown (no ip)" : endpoints.isEmpty() ? "none (subflows go to what the peer announces)"
-                                : String.join("; ", endpoints.lines().toList()));
+                                : String.join(", ", endpoints.lines().map(String::strip).toList()));
     }
 
     private static String sysctl(String name) {

@@ -387,7 +387,13 @@ public final class PerfSession {
     // ---------------------------------------------------------------------------------------------------------
     // the per-test sequences
 
-    private void run(Consumer<PerfResult> results) throws PeerException, InterruptedException {
+    private void run(Consumer<PerfResult> measured) throws PeerException, InterruptedException {
+        // the paths a run used, read as each result comes (the connections still up: after the last, the peer may
+        // close them)
+        Consumer<PerfResult> results = !showPaths ? measured : result -> {
+            measured.accept(result);
+            printPaths();
+        };
         switch (test) {
             case WRITE_BW, READ_BW -> bandwidthTests.rdmaBandwidth(results);
             case SEND_BW -> bandwidthTests.sendBandwidth(results);
@@ -420,12 +426,6 @@ public final class PerfSession {
             }
             default -> sendSequence(results); // SEND_LAT
         }
-        if (showPaths) { // the paths the run had at its end: what a Multipath TCP connection really used
-            for (int i = 0; i < qps.size(); i++) {
-                String which = "data connection " + (i + 1);
-                info.accept(" " + which + " paths at the end: " + await(qps.get(i).qp.paths(), which + "'s paths"));
-            }
-        }
         List<QueuePair> closing = new ArrayList<>();
         for (DataQp data : qps) {
             data.qp.disconnect();
@@ -456,6 +456,22 @@ public final class PerfSession {
 
     void handshake() throws PeerException {
         control.exchange(qps.getFirst().mine.encode(), "handshake");
+    }
+
+    /** Each data connection's paths now: what a Multipath TCP connection used (its subflows). */
+    private void printPaths() {
+        for (int i = 0; i < qps.size(); i++) {
+            String which = "data connection " + (i + 1);
+            try {
+                info.accept(" " + which + " paths at the end: " + driver.await(qps.get(i).qp.paths(),
+                        settings.timeout()));
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                info.accept(" " + which + " paths at the end: not told (" + e + ")");
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
     }
 
     /** Per data queue pair, this side's buffer for the peer's; printed the second time, as perftest does. */
@@ -541,15 +557,34 @@ public final class PerfSession {
         }
     }
 
+    /**
+     * Checks {@code memory} against the pattern from offset {@code base} on, compared in bulk against a copy of the
+     * pattern ({@link MemorySegment#mismatch}, as the TCP baseline's receiver compares its messages): a check octet by
+     * octet held a 16 KiB Send receiver to a fraction of the socket's rate.
+     */
     static void verify(MemorySegment memory, long base, String what) throws PeerException {
-        for (long i = 0; i < memory.byteSize(); i++) {
-            byte octet = memory.get(ValueLayout.JAVA_BYTE, i);
-            if (octet != pattern(base + i)) {
-                throw new PeerException(String.format(Locale.ROOT, "data mismatch in %s at offset %d: %#04x, not "
-                        + "%#04x (is the peer rddp with --verify?)", what, base + i, octet, pattern(base + i)));
-            }
+        MemorySegment expected = patternUpTo(base + memory.byteSize()).asSlice(base, memory.byteSize());
+        long at = memory.mismatch(expected);
+        if (at >= 0) {
+            byte octet = memory.get(ValueLayout.JAVA_BYTE, at);
+            throw new PeerException(String.format(Locale.ROOT, "data mismatch in %s at offset %d: %#04x, not "
+                    + "%#04x (is the peer rddp with --verify?)", what, base + at, octet, pattern(base + at)));
         }
     }
+
+    /** The pattern from offset 0, at least {@code length} octets of it; made once for the largest asked for. */
+    private static MemorySegment patternUpTo(long length) {
+        MemorySegment pattern = patterns;
+        if (pattern.byteSize() < length) {
+            pattern = Arena.ofAuto().allocate(Math.max(length, 2 * pattern.byteSize()));
+            fill(pattern);
+            patterns = pattern; // racing threads each make one: the same octets either way
+        }
+        return pattern;
+    }
+
+    /** {@link #patternUpTo}'s pattern: read by any thread, replaced by a longer one. */
+    private static volatile MemorySegment patterns = MemorySegment.NULL;
 
     /** Checks every slot a Write (in the advertised half) or a Read (in the first half) of {@code size} filled. */
     void verifySlots(int size, boolean written) throws PeerException {

@@ -422,7 +422,7 @@ class CompareCommandTest {
         assertThat(run.out()).contains("rddp compare: TCP socket, TCP socket over MPTCP, RDDP over MPA, RDDP over MPA "
                 + "over MPTCP, MPA hop, RFC floor;");
         JsonNode json = new ObjectMapper().readTree(out.resolve("compare.json").toFile());
-        assertThat(json.get("conditions").asText()).contains("; MPTCP path manager ");
+        assertThat(json.get("conditions").asText()).contains("; MPTCP here: path manager ");
         Set<String> measured = new HashSet<>();
         for (JsonNode point : json.get("points")) {
             assertThat(point.get("value").asDouble()).as(point.toString()).isPositive();
