@@ -5,8 +5,12 @@
 # share of the packets arriving at either end; reorder P: that share leaves through a slow htb class and arrives
 # late; no delay here: there is no netem on this machine, the VM has it: interop-tests/vm/scenarios.sh).
 #
-#   interop-tests/faults/compare.sh [--scenarios 'loss 0;loss 0.001;loss 0.01;loss 0.05'] [--out DIR] [--]
-#                                   [rddp compare options...]
+#   interop-tests/faults/compare.sh [--scenarios 'loss 0;loss 0.001;loss 0.01;loss 0.05'] [--paths 1|2]
+#                                   [--out DIR] [--] [rddp compare options...]
+#
+# With --paths 2 a second veth pair joins the hosts (10.78.0.0/24) and Multipath TCP's path manager has an endpoint on
+# each side of it (netns.sh up 2), for the failover scenarios ('failover blackhole 6', 'failover link-down 6',
+# 'failover flap 3'), which fail the first path during a transfer; give compare --mptcp to run MPTCP's series.
 #
 # RDDP, if set, is the rddp command to run (words split at spaces; e.g. java with the CLI's module path), instead of
 # ./rddp (which builds first). Needs root (namespaces, iptables). Options not listed go to the initiator's rddp compare (e.g. --sizes 1024,65536
@@ -17,14 +21,17 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 scenarios="loss 0;loss 0.001;loss 0.01;loss 0.05"
 out="$root/compare-results/netns"
+paths=1
 args=()
 while [ $# -gt 0 ]; do
   case $1 in
     --scenarios) scenarios=$2; shift 2 ;;
     --scenarios=*) scenarios=${1#--scenarios=}; shift ;;
+    --paths) paths=$2; shift 2 ;;
+    --paths=*) paths=${1#--paths=}; shift ;;
     --out) out=$2; shift 2 ;;
     --out=*) out=${1#--out=}; shift ;;
-    -h|--help) sed -n '2,14s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,19s/^# \{0,1\}//p' "$0"; exit 0 ;;
     --) shift; args+=("$@"); break ;;
     *) args+=("$1"); shift ;;
   esac
@@ -50,7 +57,7 @@ finish() {
 }
 trap finish EXIT
 trap 'exit 130' INT TERM
-"$here/netns.sh" up
+"$here/netns.sh" up "$paths"
 port=$((19000 + RANDOM % 1000))
 say "responder in rddp-b (10.77.0.2:$port), log: $out/responder.log"
 "$here/netns.sh" b "${rddp[@]}" compare --serve --once -B 10.77.0.2 -p "$port" --udp-port 9899 \
