@@ -110,13 +110,15 @@ case "${1:-}" in
   fail)
     case "${2:-}" in
       link-down)
+        # 'failed' once the failure is in place, 'restored' before it is undone: what arrives between the two came
+        # another way
         ip -n $A link set veth-a down
         echo "failed $(now)"
         ip -n $A link show veth-a | grep -q 'state DOWN' && echo "netns.sh: the first path's link is down (veth-a)"
         sleep "$3"
+        echo "restored $(now)"
         ip -n $A link set veth-a up
         ip -n $B link set veth-b up
-        echo "restored $(now)"
         ;;
       blackhole)
         "$0" flap 1 0 "$3"
@@ -131,9 +133,9 @@ case "${1:-}" in
       blackhole_on
       echo "failed $(now)"
       sleep "$4"
+      echo "restored $(now)"
       dropped=$(blackhole_dropped)
       blackhole_off
-      echo "restored $(now)"
       total=$((total + dropped))
     done
     echo "netns.sh: the blackhole dropped $total packets on the first path"
