@@ -118,6 +118,11 @@ public final class Main implements Callable<Integer> {
         err.println("rddp: counters of this process:");
         Counters.process().snapshot().forEach((counter, value) ->
                 err.printf("  %-22s %d%n", counter.label(), value));
+        java.util.Map<String, Long> usrsctp = org.rddp.transport.sctp.usrsctp.UsrsctpStack.statistics();
+        if (!usrsctp.isEmpty()) { // how its losses were repaired: what decides SCTP's bandwidth on a lossy path
+            err.println("rddp: usrsctp's own counters (this process):");
+            usrsctp.forEach((name, value) -> err.printf("  %-22s %d%n", name, value));
+        }
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();
         Set<ObjectName> managers;
         try {

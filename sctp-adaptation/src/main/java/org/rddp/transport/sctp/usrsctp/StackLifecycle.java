@@ -60,6 +60,7 @@ final class StackLifecycle {
                 throw new IOException("could not bound usrsctp's queued chunks to " + MAX_CHUNKS_QUEUED);
             }
             apply(ProtocolParameters.defaults());
+            applyProperties();
             Counters.process().supply(Counter.SCTP_RETRANSMISSIONS, Usrsctp::retransmittedData);
         } catch (IOException e) {
             throw e;
@@ -84,6 +85,31 @@ final class StackLifecycle {
             }
         }
     }
+
+    /**
+     * Sets each of usrsctp's sysctls given as a system property {@code rddp.usrsctp.sysctl.NAME=VALUE} (its
+     * {@code sctp_NAME}: {@code default_cc_module=2} for H-TCP, say): a knob for measuring what a setting does.
+     */
+    private static void applyProperties() throws Throwable {
+        for (String property : System.getProperties().stringPropertyNames()) {
+            if (!property.startsWith(SYSCTL_PROPERTY)) {
+                continue;
+            }
+            String name = property.substring(SYSCTL_PROPERTY.length());
+            long value;
+            try {
+                value = Long.parseLong(System.getProperty(property).strip());
+            } catch (NumberFormatException e) {
+                throw new IOException(property + " is a number, not '" + System.getProperty(property) + "'");
+            }
+            if (Usrsctp.setSysctl(name, value) != 0) {
+                throw new IOException("usrsctp refused sctp_" + name + " = " + value + " (" + property + ")");
+            }
+        }
+    }
+
+    /** The system properties that set usrsctp's sysctls: {@code rddp.usrsctp.sysctl.NAME=VALUE}. */
+    static final String SYSCTL_PROPERTY = "rddp.usrsctp.sysctl.";
 
     /**
      * Stops the stack once every socket is closed ({@link UsrsctpRuntime#finish} refuses while any exists), trying

@@ -196,6 +196,31 @@ final class Usrsctp {
         }
     }
 
+    /**
+     * What struct sctpstat counts of sending and of loss recovery, at its offsets (netinet/sctp_uio.h: a timeval, then
+     * 32-bit counters), by name: how a lossy path's losses were repaired, by fast retransmit or by timeout.
+     */
+    private static final String[] STAT_NAMES = {"DATA chunks sent", "DATA chunks sent again", "fast retransmits",
+        "fast retransmits of a chunk already fast-retransmitted", "T3 (retransmission) timeouts", "SACKs sent",
+        "SACKs received", "duplicate DATA chunks received", "sends held back by max burst"};
+    private static final long[] STAT_OFFSETS = {168, 172, 176, 180, 272, 164, 96, 104, 428};
+
+    /** {@link #STAT_NAMES}' counts for the process now, in that order. */
+    @SuppressWarnings("checkstyle:IllegalCatch") // invokeExact declares Throwable; a failed read is a bug here
+    static java.util.Map<String, Long> statistics() {
+        java.util.Map<String, Long> counts = new java.util.LinkedHashMap<>();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment stat = arena.allocate(STAT_SIZE, 8);
+            GET_STAT.invokeExact(stat);
+            for (int i = 0; i < STAT_NAMES.length; i++) {
+                counts.put(STAT_NAMES[i], Integer.toUnsignedLong(stat.get(JAVA_INT, STAT_OFFSETS[i])));
+            }
+        } catch (Throwable e) {
+            throw new IllegalStateException("usrsctp_get_stat failed", e);
+        }
+        return counts;
+    }
+
     /** Sets usrsctp's sysctl {@code sctp_<name>} through {@code usrsctp_sysctl_set_sctp_<name>}; 0 on success. */
     static int setSysctl(String name, long value) throws Throwable {
         MethodHandle setter = handle("usrsctp_sysctl_set_sctp_" + name, FunctionDescriptor.of(JAVA_INT, JAVA_INT),

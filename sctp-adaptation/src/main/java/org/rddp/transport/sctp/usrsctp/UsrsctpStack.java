@@ -107,6 +107,14 @@ public final class UsrsctpStack implements SctpStack {
         return UsrsctpRuntime.packetsSent();
     }
 
+    /**
+     * usrsctp's own counts for this process (its struct sctpstat) of sending and of loss recovery (fast
+     * retransmits, retransmission timeouts, SACKs), by name; empty when the stack has not started.
+     */
+    public static java.util.Map<String, Long> statistics() {
+        return StackLifecycle.udpPort() < 0 ? java.util.Map.of() : Usrsctp.statistics();
+    }
+
     /** The most chunks usrsctp keeps queued or unacknowledged per association (so per stream too). */
     public static int maxChunksInFlight() {
         return StackLifecycle.maxChunksInFlight();
