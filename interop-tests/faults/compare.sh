@@ -6,11 +6,15 @@
 # late; no delay here: there is no netem on this machine, the VM has it: interop-tests/vm/scenarios.sh).
 #
 #   interop-tests/faults/compare.sh [--scenarios 'loss 0;loss 0.001;loss 0.01;loss 0.05'] [--paths 1|2]
-#                                   [--out DIR] [--] [rddp compare options...]
+#                                   [--multihome] [--cc NAME] [--out DIR] [--] [rddp compare options...]
+#
+# --cc NAME: new TCP connections in both namespaces use that congestion control (netns.sh cc; this machine's default
+# is BBR, most hosts' CUBIC): under loss it decides much of what TCP and MPA do.
 #
 # With --paths 2 a second veth pair joins the hosts (10.78.0.0/24) and Multipath TCP's path manager has an endpoint on
 # each side of it (netns.sh up 2), for the failover scenarios ('failover blackhole 6', 'failover link-down 6',
-# 'failover flap 3'), which fail the first path during a transfer; give compare --mptcp to run MPTCP's series.
+# 'failover flap 3'), which fail the first path during a transfer; give compare --mptcp to run MPTCP's series. With
+# --multihome too, RDDP over SCTP binds both addresses at both ends (kernel SCTP: in the VM).
 #
 # RDDP, if set, is the rddp command to run (words split at spaces; e.g. java with the CLI's module path), instead of
 # ./rddp (which builds first). Needs root (namespaces, iptables). Options not listed go to the initiator's rddp compare (e.g. --sizes 1024,65536
@@ -22,16 +26,22 @@ root=$(cd "$here/../.." && pwd)
 scenarios="loss 0;loss 0.001;loss 0.01;loss 0.05"
 out="$root/compare-results/netns"
 paths=1
+cc=""
+multihome=()
+responder_multihome=()
 args=()
 while [ $# -gt 0 ]; do
   case $1 in
     --scenarios) scenarios=$2; shift 2 ;;
     --scenarios=*) scenarios=${1#--scenarios=}; shift ;;
+    --multihome) multihome=(--multihome 10.78.0.1); responder_multihome=(--multihome 10.78.0.2); shift ;;
+    --cc) cc=$2; shift 2 ;;
+    --cc=*) cc=${1#--cc=}; shift ;;
     --paths) paths=$2; shift 2 ;;
     --paths=*) paths=${1#--paths=}; shift ;;
     --out) out=$2; shift 2 ;;
     --out=*) out=${1#--out=}; shift ;;
-    -h|--help) sed -n '2,19s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,23s/^# \{0,1\}//p' "$0"; exit 0 ;;
     --) shift; args+=("$@"); break ;;
     *) args+=("$1"); shift ;;
   esac
@@ -58,10 +68,11 @@ finish() {
 trap finish EXIT
 trap 'exit 130' INT TERM
 "$here/netns.sh" up "$paths"
+[ -z "$cc" ] || "$here/netns.sh" cc "$cc"
 port=$((19000 + RANDOM % 1000))
 say "responder in rddp-b (10.77.0.2:$port), log: $out/responder.log"
 "$here/netns.sh" b "${rddp[@]}" compare --serve --once -B 10.77.0.2 -p "$port" --udp-port 9899 \
-  >"$out/responder.log" 2>&1 &
+  "${responder_multihome[@]}" >"$out/responder.log" 2>&1 &
 responder=$!
 for _ in $(seq 1 300); do # until it listens (a JVM's start), or it ended
   "$here/netns.sh" b ss -ltn | grep -q ":$port " && break
@@ -71,7 +82,7 @@ done
 say "initiator in rddp-a, scenarios: $scenarios"
 status=0
 "$here/netns.sh" a "${rddp[@]}" compare --peer "10.77.0.2:$port" --udp-port 9898 --scenarios "$scenarios" \
-  --scenario-command "$here/netns.sh" -o "$out" "${args[@]}" || status=$?
+  --scenario-command "$here/netns.sh" -o "$out" "${multihome[@]}" "${args[@]}" || status=$?
 wait "$responder" || status=$((status == 0 ? $? : status))
 responder=""
 exit "$status"

@@ -117,21 +117,27 @@ public final class TransportOptions {
             + "answer during setup (a server: for a connection's MPA Request); default: ${DEFAULT-VALUE}")
     public int setupTimeoutSeconds = 30;
 
+    @Option(names = "--sctp-profile", defaultValue = "default", description = "SCTP: the protocol parameters to "
+            + "start from: default (RTO 1000,200,5000 ms; retransmissions 20,4,0; heartbeats every 1 s), rfc9260 (RFC "
+            + "9260's own), fast-failover (for paths of a few ms: RTO.Min 20 ms, RTO.Max 1 s, heartbeats every 100 "
+            + "ms, SACKs held 10 ms at most); the options below change them; default: ${DEFAULT-VALUE}")
+    public String sctpProfile = "default";
+
     @Option(names = "--sctp-rto", split = ",", description = "SCTP: RTO.Initial,RTO.Min,RTO.Max in ms; default: "
-            + "1000,200,5000")
+            + "the profile's")
     List<Long> sctpRto;
 
     @Option(names = "--sctp-retrans", split = ",", description = "SCTP: Association.Max.Retrans,Path.Max.Retrans,"
             + "the potentially-failed threshold (RFC 7829): timeouts in a row that end the association, fail a path, "
-            + "leave a path; default: 20,4,0")
+            + "leave a path; default: the profile's")
     List<Integer> sctpRetrans;
 
     @Option(names = "--multihome", split = ",", description = "SCTP: further local addresses each association binds "
             + "besides the first, so that it outlives a failed path (multi-homing; kernel SCTP)")
-    List<InetAddress> multihome = List.of();
+    public List<InetAddress> multihome = List.of();
 
     @Option(names = "--sctp-hb-interval", description = "SCTP: HB.interval in ms, how long an idle path waits to be "
-            + "probed; default: 1000")
+            + "probed; default: the profile's")
     Long sctpHeartbeat;
 
     @Option(names = "--trace-sessions", description = "SCTP: print every DDP session control message sent and "
@@ -174,9 +180,9 @@ public final class TransportOptions {
         };
     }
 
-    /** The SCTP protocol parameters these options make: the defaults with what was given instead. */
+    /** The SCTP protocol parameters these options make: the profile's with what was given instead. */
     public ProtocolParameters protocolParameters() {
-        ProtocolParameters parameters = ProtocolParameters.defaults();
+        ProtocolParameters parameters = ProtocolParameters.named(sctpProfile);
         if (sctpRto != null) {
             if (sctpRto.size() != 3) {
                 throw new IllegalArgumentException("--sctp-rto takes RTO.Initial,RTO.Min,RTO.Max in ms");

@@ -150,6 +150,15 @@ public final class CompareCommand implements Callable<Integer> {
             + "both ends in this process")
     boolean ipv6;
 
+    @Option(names = "--sctp-profile", defaultValue = "default", description = "SCTP's protocol parameters for RDDP "
+            + "over SCTP and the SCTP socket: default, rfc9260 or fast-failover (docs/transports.md); with --peer the "
+            + "responder takes the same; default: ${DEFAULT-VALUE}")
+    String sctpProfile = "default";
+
+    @Option(names = "--multihome", split = ",", description = "RDDP over SCTP binds these local addresses too, so "
+            + "that its associations outlive a failed path (kernel SCTP; with --serve, the responder's own)")
+    List<InetAddress> multihome = List.of();
+
     @Option(names = "--mptcp", description = "add the TCP side's series over Multipath TCP (RFC 8684), their sockets "
             + "opened as MPTCP at both ends: TCP socket over MPTCP, RDDP over MPA over MPTCP; the conditions name "
             + "the path manager's limits and endpoints")
@@ -172,7 +181,7 @@ public final class CompareCommand implements Callable<Integer> {
             if (peer != null) {
                 throw new IllegalArgumentException("give --serve or --peer, not both");
             }
-            try (CompareResponder responder = new CompareResponder(bind, port, stdout, err)) {
+            try (CompareResponder responder = new CompareResponder(bind, port, multihome, stdout, err)) {
                 return responder.serve(once);
             }
         }
@@ -184,6 +193,7 @@ public final class CompareCommand implements Callable<Integer> {
                     + "preferred SCTP backend, MPA with CRCs): give it without --peer, --no-crc, --mpa-mtu and "
                     + "--sctp-stack");
         }
+        org.rddp.transport.sctp.ProtocolParameters.named(sctpProfile); // a wrong name fails before anything runs
         List<Compare.Series> series = new ArrayList<>();
         SctpStack stack = null;
         for (String transport : transports != null ? transports : List.of("mpa", "sctp")) {
@@ -247,7 +257,9 @@ public final class CompareCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("--mptcp adds MPA's series over Multipath TCP: give it with mpa");
             }
         }
-        String mptcpHere = mptcp ? MptcpHost.conditions() : "";
+        // what the conditions add to where the ends ran: this host's MPTCP, SCTP's protocol parameters
+        String setupMore = (mptcp ? MptcpHost.conditions() : "") + (stack == null ? "" : "; SCTP profile "
+                + sctpProfile + ": " + org.rddp.transport.sctp.ProtocolParameters.named(sctpProfile).describe());
         List<String> named = scenarios == null ? java.util.Collections.singletonList(null) : scenarios.stream()
                 .map(String::strip).toList();
         Scenarios setter = Scenarios.of(scenarioCommand, named, err);
@@ -263,11 +275,13 @@ public final class CompareCommand implements Callable<Integer> {
             TransportOptions sctp = new TransportOptions();
             sctp.transport = TransportOptions.Transport.SCTP;
             sctp.sctpStack = sctpStack;
+            sctp.sctpProfile = sctpProfile;
+            sctp.multihome = multihome;
             Compare.Plan plan = plan(series, stack, load);
             banner(stdout, series, stack, "loopback, both ends in this process" + Compare.tcpCongestionControl());
             Compare.Measure measure = Compare.inProcess(new CompareEnds.Transports(mpa, sctp, stack,
                     posting.cqMod, posting.postList));
-            String setup = Compare.IN_PROCESS + Compare.mtu(InetAddress.getLoopbackAddress()) + mptcpHere;
+            String setup = Compare.IN_PROCESS + Compare.mtu(InetAddress.getLoopbackAddress()) + setupMore;
             try (setter) {
                 for (String scenario : named) {
                     if (Failover.Scenario.is(scenario)) {
@@ -286,9 +300,9 @@ public final class CompareCommand implements Callable<Integer> {
                         + "asks for CRCs, and either side's asking turns them on (RFC 5044 §7.1.1)");
             }
             InetSocketAddress responder = responder(peer, port);
-            try (ComparePeer remote = ComparePeer.connect(responder, stack, posting.cqMod, posting.postList, mptcp,
-                    err); setter) {
-                String conditions = remote.setup() + mptcpHere + remote.responderMptcp();
+            try (ComparePeer remote = ComparePeer.connect(responder, stack, sctpProfile, multihome, posting.cqMod,
+                    posting.postList, mptcp, err); setter) {
+                String conditions = remote.setup() + setupMore + remote.responderMptcp();
                 SctpStack remoteStack = remote.transports().sctpStack();
                 banner(stdout, series, remoteStack, "initiator here, responder at " + responder.getHostString() + ":"
                         + responder.getPort() + Compare.tcpCongestionControl().replace("control", "control here"));

@@ -89,7 +89,7 @@ final class CompareEnds {
         }
         return switch (task.series().measured()) {
             case TCP_SOCKET, MPA_FLOOR -> new TcpServer(task, bind);
-            case SCTP_SOCKET -> new SctpServer(task, stack(transports), bind);
+            case SCTP_SOCKET -> new SctpServer(task, stack(transports), transports.sctp().protocolParameters(), bind);
             case JDK_SCTP_SOCKET -> new JdkSctpServer(task, bind);
             case NETTY_SCTP_SOCKET -> new NettyServer(task, bind);
             case RDDP_MPA -> new RddpServer(task, transports, transports.mpa(), bind);
@@ -139,7 +139,8 @@ final class CompareEnds {
                 InetSocketAddress local = new InetSocketAddress(TransportOptions.localFor(server.getAddress()), 0);
                 SctpStack stack = stack(transports);
                 try (Loop loop = Loop.manual("sctp-socket-client", stack.newPoller());
-                        SctpSocket socket = connect(stack, loop, local, server)) {
+                        SctpSocket socket = connect(stack, loop, local, server,
+                                transports.sctp().protocolParameters())) {
                     Driver driver = Driver.of(loop);
                     PerfResult result = bandwidth ? Baselines.sctpSend(socket, driver, task.size(),
                             task.iterations(), Test.WRITE_BW.defaultTxDepth(), TIMEOUT)
@@ -203,9 +204,9 @@ final class CompareEnds {
      * Connects a raw socket on {@code loop}, a manual loop of this thread's, which this thread drives meanwhile: the
      * handshake runs on it.
      */
-    static SctpSocket connect(SctpStack stack, Loop loop, InetSocketAddress local, InetSocketAddress server)
-            throws IOException {
-        return stack.connect(loop, local, server, STREAMS, DdpSctp.ADAPTATION_INDICATION, TIMEOUT);
+    static SctpSocket connect(SctpStack stack, Loop loop, InetSocketAddress local, InetSocketAddress server,
+            org.rddp.transport.sctp.ProtocolParameters parameters) throws IOException {
+        return stack.connect(loop, local, server, STREAMS, DdpSctp.ADAPTATION_INDICATION, parameters, TIMEOUT);
     }
 
     /**
@@ -435,13 +436,14 @@ final class CompareEnds {
         private final CompletableFuture<SctpSocket> accepted = new CompletableFuture<>();
         private volatile boolean taken;
 
-        SctpServer(Task task, SctpStack stack, InetAddress bind) throws IOException {
+        SctpServer(Task task, SctpStack stack, org.rddp.transport.sctp.ProtocolParameters parameters,
+                InetAddress bind) throws IOException {
             this.task = task;
             loop = Loop.manual("sctp-socket-server", stack.newPoller());
             driver = Driver.of(loop);
             try {
                 listening = stack.listen(loop, new InetSocketAddress(bind, 0), STREAMS,
-                        DdpSctp.ADAPTATION_INDICATION);
+                        DdpSctp.ADAPTATION_INDICATION, parameters);
             } catch (IOException | RuntimeException e) {
                 loop.close();
                 throw e;

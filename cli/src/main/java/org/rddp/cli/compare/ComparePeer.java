@@ -43,19 +43,22 @@ final class ComparePeer implements Compare.Measure, Closeable {
     /**
      * Connects to the responder (trying again while it does not listen yet, saying so on {@code err}) and agrees on
      * SCTP: {@code stack} is this side's backend, or null without SCTP; over usrsctp-udp this side then sends to the
-     * UDP port the responder's usrsctp encapsulates on. With {@code mptcp}, asks how the responder's Multipath TCP is
-     * set, for the conditions.
+     * UDP port the responder's usrsctp encapsulates on; both run SCTP with the protocol parameters of
+     * {@code sctpProfile}, RDDP's associations here bound to {@code multihome} too. With {@code mptcp}, asks how the
+     * responder's Multipath TCP is set, for the conditions.
      */
     @SuppressWarnings("checkstyle:IllegalCatch") // closes the socket on any failure, then rethrows it
-    static ComparePeer connect(InetSocketAddress responder, SctpStack stack, int cqMod, int postList, boolean mptcp,
-            PrintWriter err) throws IOException, PeerException, InterruptedException {
+    static ComparePeer connect(InetSocketAddress responder, SctpStack stack, String sctpProfile,
+            java.util.List<java.net.InetAddress> multihome, int cqMod, int postList, boolean mptcp, PrintWriter err)
+            throws IOException, PeerException, InterruptedException {
         Socket socket = open(responder, err);
         try {
             socket.setSoTimeout((int) CompareEnds.TIMEOUT.multipliedBy(2).toMillis());
             socket.setTcpNoDelay(true);
             CompareResponder.Lines lines = new CompareResponder.Lines(socket);
             lines.write(CompareResponder.HELLO + " sctp=" + (stack == null ? "none" : stack.name())
-                    + (mptcp ? " " + CompareResponder.MPTCP : ""));
+                    + (mptcp ? " " + CompareResponder.MPTCP : "") + " " + CompareResponder.SCTP_PROFILE + "="
+                    + sctpProfile);
             String answer = expect(lines, CompareResponder.HELLO + " udp-port=", "its hello");
             int said = answer.indexOf(" " + CompareResponder.MPTCP + "=");
             String responderMptcp = said < 0 ? null : answer.substring(said + CompareResponder.MPTCP.length() + 2);
@@ -64,6 +67,8 @@ final class ComparePeer implements Compare.Measure, Closeable {
             TransportOptions sctp = new TransportOptions();
             sctp.transport = TransportOptions.Transport.SCTP;
             SctpStack mine = stack;
+            sctp.sctpProfile = sctpProfile;
+            sctp.multihome = multihome;
             if (stack != null) {
                 sctp.sctpStack = stack.name();
                 if (stack.name().equals("usrsctp-udp")) {

@@ -28,7 +28,7 @@ import org.rddp.transport.sctp.usrsctp.UsrsctpStack;
  * <p>The control connection carries lines of UTF-8 text (at most {@value #MAX_LINE} octets each):
  * <pre>
  * initiator                                 responder
- * rddp-compare 1 sctp=STACK|none [mptcp] -&gt;
+ * rddp-compare 1 sctp=STACK|none [mptcp] sctp-profile=NAME -&gt;
  *                                      &lt;-   rddp-compare 1 udp-port=N|none [mptcp=HOW]
  *                                                                         (or: error WHY, and it closes)
  * point SERIES KIND SIZE ITERATIONS    -&gt;
@@ -40,7 +40,8 @@ import org.rddp.transport.sctp.usrsctp.UsrsctpStack;
  * </pre>
  * {@code STACK} is the SCTP backend the initiator runs ({@code kernel}, {@code usrsctp-udp}, {@code usrsctp-native});
  * the responder opens the same, and over usrsctp-udp answers the UDP port it encapsulates on (RFC 6951), which the
- * initiator's usrsctp must send to. An initiator comparing Multipath TCP asks ({@code mptcp}) how the responder's is
+ * initiator's usrsctp must send to; both run SCTP with the profile named (its protocol parameters:
+ * {@code ProtocolParameters.named}). An initiator comparing Multipath TCP asks ({@code mptcp}) how the responder's is
  * set (its path manager's limits and endpoints), for the conditions; one that does not ask is not told. An
  * {@code error} for a point leaves the connection usable.
  */
@@ -50,6 +51,8 @@ final class CompareResponder implements Closeable {
     static final String HELLO = "rddp-compare 1";
     /** The hello's word asking for, and the answer's key telling, how the responder's Multipath TCP is set. */
     static final String MPTCP = "mptcp";
+    /** The hello's key naming the SCTP profile both ends run ({@code ProtocolParameters.named}). */
+    static final String SCTP_PROFILE = "sctp-profile";
     /** The control port's default. */
     static final int DEFAULT_PORT = 18516;
     static final int MAX_LINE = 1024;
@@ -57,13 +60,20 @@ final class CompareResponder implements Closeable {
     private static final Duration IDLE = Duration.ofMinutes(5);
 
     private final InetAddress bind;
+    /** The further local addresses RDDP's SCTP associations bind (kernel SCTP's multi-homing). */
+    private final java.util.List<InetAddress> multihome;
     private final PrintWriter out;
     private final PrintWriter err;
     private final ServerSocket control;
 
-    /** Listens on {@code bind}:{@code port}; says so on {@code out}. */
-    CompareResponder(InetAddress bind, int port, PrintWriter out, PrintWriter err) throws IOException {
+    /**
+     * Listens on {@code bind}:{@code port}, RDDP's SCTP associations binding {@code multihome} too; says so on
+     * {@code out}.
+     */
+    CompareResponder(InetAddress bind, int port, java.util.List<InetAddress> multihome, PrintWriter out,
+            PrintWriter err) throws IOException {
         this.bind = bind;
+        this.multihome = java.util.List.copyOf(multihome);
         this.out = out;
         this.err = err;
         control = new ServerSocket();
@@ -171,10 +181,25 @@ final class CompareResponder implements Closeable {
         }
         String[] asked = line.substring(prefix.length()).trim().split(" +");
         String stackName = asked[0];
-        boolean mptcp = asked.length > 1 && asked[1].equals(MPTCP);
+        boolean mptcp = false;
+        String profile = "default";
+        for (String word : java.util.Arrays.asList(asked).subList(1, asked.length)) {
+            if (word.equals(MPTCP)) {
+                mptcp = true;
+            } else if (word.startsWith(SCTP_PROFILE + "=")) {
+                profile = word.substring(SCTP_PROFILE.length() + 1);
+            }
+        }
+        if (!org.rddp.transport.sctp.ProtocolParameters.PROFILES.contains(profile)) {
+            failed(lines, initiator, "bad request: no SCTP profile '" + profile + "' (there are "
+                    + org.rddp.transport.sctp.ProtocolParameters.PROFILES + ")");
+            return null;
+        }
         TransportOptions mpa = new TransportOptions();
         TransportOptions sctp = new TransportOptions();
         sctp.transport = TransportOptions.Transport.SCTP;
+        sctp.sctpProfile = profile;
+        sctp.multihome = multihome;
         SctpStack stack = null;
         String udpPort = "none";
         if (!stackName.equals("none")) {
@@ -196,7 +221,9 @@ final class CompareResponder implements Closeable {
         }
         lines.write(HELLO + " udp-port=" + udpPort + (mptcp ? " " + MPTCP + "=" + MptcpHost.describe() : ""));
         out.println("compare: serving " + initiator + (stack == null ? "" : " (SCTP: " + stack.name()
-                + (udpPort.equals("none") ? "" : " on UDP port " + udpPort) + ")"));
+                + (udpPort.equals("none") ? "" : " on UDP port " + udpPort) + ", profile " + profile
+                + (multihome.isEmpty() ? "" : ", bound to " + multihome.stream().map(InetAddress::getHostAddress)
+                        .toList() + " too") + ")"));
         out.flush();
         return new CompareEnds.Transports(mpa, sctp, stack);
     }

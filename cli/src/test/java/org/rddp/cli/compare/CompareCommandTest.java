@@ -40,7 +40,8 @@ class CompareCommandTest {
         assertTableAndFiles(run, out);
         assertThat(new ObjectMapper().readTree(out.resolve("compare.json").toFile()).get("setup").asText())
                 .isEqualTo("both ends in one process, loopback; MTU " + java.net.NetworkInterface.getByInetAddress(
-                        InetAddress.getLoopbackAddress()).getMTU());
+                        InetAddress.getLoopbackAddress()).getMTU() + "; SCTP profile default: "
+                        + org.rddp.transport.sctp.ProtocolParameters.defaults().describe());
         // the congestion control decides the TCP figures on loopback: the banner says which one the sockets get
         assertThat(run.out()).contains("loopback, both ends in this process" + Compare.tcpCongestionControl() + "\n");
         assertThat(Compare.tcpCongestionControl()).isEqualTo(", TCP congestion control "
@@ -56,7 +57,8 @@ class CompareCommandTest {
                 "compare", "--serve", "-B", "127.0.0.1", "-p", port, "--once"));
         listening.get(60, TimeUnit.SECONDS);
         Run initiator = InProcess.rddp("compare", "--peer", "127.0.0.1:" + port, "--sctp-stack", "usrsctp",
-                "--sizes", "256,65536", "--mib-per-point", "2", "--latency-iters", "50", "-o", out.toString());
+                "--sctp-profile", "fast-failover", "--sizes", "256,65536", "--mib-per-point", "2", "--latency-iters",
+                "50", "-o", out.toString());
         Run served = responder.get(60, TimeUnit.SECONDS);
         assertThat(initiator.status()).as(initiator.err()).isZero();
         assertThat(initiator.out()).contains("(SCTP: usrsctp-udp); initiator here, responder at 127.0.0.1:" + port);
@@ -67,6 +69,10 @@ class CompareCommandTest {
         // a warm-up pass of 4 series x 2 measures and the RFC floor's latency at each of the 2 sizes, then the same
         // measured
         assertThat(served.out()).contains("(SCTP: usrsctp-udp on UDP port ").contains(" done, 36 points");
+        // issue 51: both ends run the profile the initiator named, and the conditions say which
+        assertThat(served.out()).contains(", profile fast-failover)");
+        assertThat(new ObjectMapper().readTree(out.resolve("compare.json").toFile()).get("conditions").asText())
+                .contains("SCTP profile fast-failover: RTO 200/20/1000 ms");
     }
 
     @Test
@@ -74,7 +80,7 @@ class CompareCommandTest {
     void aResponderServesOneComparisonAfterAnotherUntilClosed(@TempDir Path out) throws Exception {
         java.io.StringWriter said = new java.io.StringWriter();
         PrintWriter print = new PrintWriter(said, true);
-        CompareResponder responder = new CompareResponder(InetAddress.getLoopbackAddress(), 0, print, print);
+        CompareResponder responder = new CompareResponder(InetAddress.getLoopbackAddress(), 0, List.of(), print, print);
         int port = Integer.parseInt(said.toString().replaceAll("(?s).*listening on 127.0.0.1:(\\d+).*", "$1"));
         CompletableFuture<Integer> serving = CompletableFuture.supplyAsync(() -> {
             try {

@@ -26,12 +26,29 @@ import java.time.Duration;
  *                              Path.Max.Retrans the state is off
  * @param maxInitRetransmits    Max.Init.Retransmits
  * @param hbInterval            HB.interval: the quiet time after which an idle path is probed
+ * @param sackDelay             how long this side may hold a SACK back for a second packet to acknowledge with it
+ *                              (RFC 9260 §6.2: at most 500 ms, 200 by default): a peer whose RTO.Min is shorter
+ *                              retransmits what a held SACK has yet to acknowledge
  */
 public record ProtocolParameters(Duration rtoInitial, Duration rtoMin, Duration rtoMax, int associationMaxRetrans,
-        int pathMaxRetrans, int pfThreshold, int maxInitRetransmits, Duration hbInterval) {
+        int pathMaxRetrans, int pfThreshold, int maxInitRetransmits, Duration hbInterval, Duration sackDelay) {
+
+    /** RFC 9260 §6.2's delayed-SACK bound, and its default. */
+    private static final Duration LONGEST_SACK_DELAY = Duration.ofMillis(500);
+    private static final Duration SACK_DELAY = Duration.ofMillis(200);
 
     private static final ProtocolParameters DEFAULTS = new ProtocolParameters(Duration.ofSeconds(1),
             Duration.ofMillis(200), Duration.ofSeconds(5), 20, 4, 0, 8, Duration.ofSeconds(1));
+
+    /** The named profiles, for {@link #named}. */
+    public static final java.util.List<String> PROFILES = java.util.List.of("default", "rfc9260", "fast-failover");
+
+    /** Parameters with RFC 9260's default SACK delay, 200 ms. */
+    public ProtocolParameters(Duration rtoInitial, Duration rtoMin, Duration rtoMax, int associationMaxRetrans,
+            int pathMaxRetrans, int pfThreshold, int maxInitRetransmits, Duration hbInterval) {
+        this(rtoInitial, rtoMin, rtoMax, associationMaxRetrans, pathMaxRetrans, pfThreshold, maxInitRetransmits,
+                hbInterval, SACK_DELAY);
+    }
 
     /**
      * This project's defaults: RTO.Initial 1 s, RTO.Min 200 ms, RTO.Max 5 s, Association.Max.Retrans 20,
@@ -43,6 +60,48 @@ public record ProtocolParameters(Duration rtoInitial, Duration rtoMin, Duration 
      */
     public static ProtocolParameters defaults() {
         return DEFAULTS;
+    }
+
+    /**
+     * RFC 9260 §16's values, the potentially-failed state off (RFC 7829 leaves it to the implementation): RTO.Initial
+     * 1 s, RTO.Min 1 s, RTO.Max 60 s, Association.Max.Retrans 10, Path.Max.Retrans 5, Max.Init.Retransmits 8,
+     * HB.interval 30 s, a SACK held up to 200 ms. What a stack out of the box does: a failed path is left after some
+     * 63 s, and a lost retransmission waits a second or more.
+     */
+    public static ProtocolParameters rfc9260() {
+        return new ProtocolParameters(Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(60), 10, 5, 5,
+                8, Duration.ofSeconds(30));
+    }
+
+    /**
+     * For paths of a few milliseconds' round trip at most (a LAN, a data centre, two hosts' links): RTO.Min 20 ms and
+     * RTO.Max 1 s, so that a lost retransmission costs 20 ms rather than 200 and a path that comes back is tried
+     * again within a second; the potentially-failed threshold 0, so that traffic moves to another path one RTO after
+     * its path failed; HB.interval 100 ms, so that an idle association notices as soon and a path that came back is
+     * confirmed soon; SACKs held at most 10 ms, well inside the peer's RTO.Min. Association.Max.Retrans 70, so that a
+     * peer's stall of 30 s is still ridden out ({@link #stallRiddenOut}) as with the defaults. The cost: a peer that
+     * holds its SACKs longer than 20 ms (RFC 9260's default is 200) makes this side retransmit a lone packet's
+     * chunks, and a multi-homed association move for it; and every idle path is probed ten times a second.
+     */
+    public static ProtocolParameters fastFailover() {
+        return new ProtocolParameters(Duration.ofMillis(200), Duration.ofMillis(20), Duration.ofSeconds(1), 70, 4, 0,
+                8, Duration.ofMillis(100), Duration.ofMillis(10));
+    }
+
+    /**
+     * The profile called {@code name}: {@code default} ({@link #defaults()}), {@code rfc9260} ({@link #rfc9260()}) or
+     * {@code fast-failover} ({@link #fastFailover()}).
+     *
+     * @throws IllegalArgumentException for another name
+     */
+    public static ProtocolParameters named(String name) {
+        return switch (name) {
+            case "default" -> defaults();
+            case "rfc9260" -> rfc9260();
+            case "fast-failover" -> fastFailover();
+            default -> throw new IllegalArgumentException("an SCTP profile is one of " + PROFILES + ", not '" + name
+                    + "'");
+        };
     }
 
     /** Checks the values as RFC 9260 §16 and RFC 7829 order them. */
@@ -57,6 +116,10 @@ public record ProtocolParameters(Duration rtoInitial, Duration rtoMin, Duration 
             throw new IllegalArgumentException("retransmission limits of at least 1, a potentially-failed threshold "
                     + "and a heartbeat interval of 0 or more");
         }
+        if (sackDelay == null || sackDelay.compareTo(Duration.ofMillis(1)) < 0
+                || sackDelay.compareTo(LONGEST_SACK_DELAY) > 0) {
+            throw new IllegalArgumentException("a SACK delay of 1 to 500 ms (RFC 9260 §6.2), not " + sackDelay);
+        }
         if (associationMaxRetrans > 0xFFFF || pathMaxRetrans > 0xFFFF || pfThreshold > 0xFFFF
                 || maxInitRetransmits > 0xFFFF || rtoMax.toMillis() > Integer.MAX_VALUE
                 || hbInterval.toMillis() > Integer.MAX_VALUE) {
@@ -67,19 +130,36 @@ public record ProtocolParameters(Duration rtoInitial, Duration rtoMin, Duration 
     /** These parameters with other RTO bounds. */
     public ProtocolParameters withRto(Duration initial, Duration min, Duration max) {
         return new ProtocolParameters(initial, min, max, associationMaxRetrans, pathMaxRetrans, pfThreshold,
-                maxInitRetransmits, hbInterval);
+                maxInitRetransmits, hbInterval, sackDelay);
     }
 
     /** These parameters with other retransmission limits: the association's, a path's, and the PF threshold. */
     public ProtocolParameters withRetransmissions(int association, int path, int potentiallyFailed) {
         return new ProtocolParameters(rtoInitial, rtoMin, rtoMax, association, path, potentiallyFailed,
-                maxInitRetransmits, hbInterval);
+                maxInitRetransmits, hbInterval, sackDelay);
     }
 
     /** These parameters with another heartbeat interval. */
     public ProtocolParameters withHeartbeatInterval(Duration interval) {
         return new ProtocolParameters(rtoInitial, rtoMin, rtoMax, associationMaxRetrans, pathMaxRetrans, pfThreshold,
-                maxInitRetransmits, interval);
+                maxInitRetransmits, interval, sackDelay);
+    }
+
+    /** These parameters with another SACK delay. */
+    public ProtocolParameters withSackDelay(Duration delay) {
+        return new ProtocolParameters(rtoInitial, rtoMin, rtoMax, associationMaxRetrans, pathMaxRetrans, pfThreshold,
+                maxInitRetransmits, hbInterval, delay);
+    }
+
+    /**
+     * The values on one line, for a result's conditions: "RTO 1000/200/5000 ms (initial/min/max), retransmissions
+     * 20/4/0 (association/path/PF), HB.interval 1000 ms, SACK delay 200 ms".
+     */
+    public String describe() {
+        return "RTO " + rtoInitial.toMillis() + "/" + rtoMin.toMillis() + "/" + rtoMax.toMillis()
+                + " ms (initial/min/max), retransmissions " + associationMaxRetrans + "/" + pathMaxRetrans + "/"
+                + pfThreshold + " (association/path/PF), HB.interval " + hbInterval.toMillis() + " ms, SACK delay "
+                + sackDelay.toMillis() + " ms";
     }
 
     /** Whether the potentially-failed state is on (RFC 7829): the threshold is below Path.Max.Retrans. */

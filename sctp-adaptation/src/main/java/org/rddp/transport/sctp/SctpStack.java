@@ -68,9 +68,18 @@ public interface SctpStack extends AutoCloseable {
      * by this thread meanwhile, which must be its owner); not on the thread of a loop with a thread of its own, which
      * could not run the handshake while it waits.
      */
-    @SuppressWarnings("checkstyle:IllegalCatch") // whatever the stack throws must reach the waiting caller
     default SctpSocket connect(Loop loop, InetSocketAddress local, InetSocketAddress remote, int streams,
             int adaptation, java.time.Duration timeout) throws IOException {
+        return connect(loop, local, remote, streams, adaptation, ProtocolParameters.defaults(), timeout);
+    }
+
+    /**
+     * {@link #connect(Loop, InetSocketAddress, InetSocketAddress, int, int, java.time.Duration)} with
+     * {@code parameters}.
+     */
+    @SuppressWarnings("checkstyle:IllegalCatch") // whatever the stack throws must reach the waiting caller
+    default SctpSocket connect(Loop loop, InetSocketAddress local, InetSocketAddress remote, int streams,
+            int adaptation, ProtocolParameters parameters, java.time.Duration timeout) throws IOException {
         if (loop.inLoop() && !loop.manual()) {
             throw new IllegalStateException("the SCTP handshake comes through " + loop + ", which cannot run it while "
                     + "its own thread waits for it: connect from another thread, or without waiting");
@@ -78,7 +87,8 @@ public interface SctpStack extends AutoCloseable {
         java.util.concurrent.CompletableFuture<SctpSocket> result = new java.util.concurrent.CompletableFuture<>();
         loop.execute(() -> {
             try {
-                Connecting connecting = connect(loop, local, remote, streams, adaptation, (socket, failure) -> {
+                Connecting connecting = connect(loop, local, remote, streams, adaptation, parameters,
+                        (socket, failure) -> {
                     if (socket == null) {
                         result.completeExceptionally(failure);
                     } else if (!result.complete(socket)) {

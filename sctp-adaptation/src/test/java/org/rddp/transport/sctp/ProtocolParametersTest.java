@@ -30,7 +30,7 @@ import org.rddp.wire.PrivateData;
 class ProtocolParametersTest {
     /** Other than the defaults in every value. */
     static final ProtocolParameters CUSTOM = new ProtocolParameters(Duration.ofMillis(700), Duration.ofMillis(300),
-            Duration.ofSeconds(3), 7, 3, 1, 5, Duration.ofSeconds(2));
+            Duration.ofSeconds(3), 7, 3, 1, 5, Duration.ofSeconds(2), Duration.ofMillis(40));
 
     @Test
     void theDefaultsLeaveAPathAfterItsFirstTimeoutAndRideOutAThirtySecondStall() {
@@ -40,6 +40,31 @@ class ProtocolParametersTest {
         assertThat(defaults.pathMaxRetrans()).isLessThan(defaults.associationMaxRetrans());
         assertThat(defaults.stallRiddenOut()).as("the last probe comes after a 30 s stall, heartbeats counted")
                 .isGreaterThan(Duration.ofSeconds(30));
+    }
+
+    /**
+     * Issue 51: the named profiles. fast-failover leaves a path one 20 ms RTO after it failed, holds SACKs well inside
+     * that, and still rides out a 30 s stall; rfc9260 is RFC 9260 §16's.
+     */
+    @Test
+    void theProfilesAreNamedAndFastFailoverStillRidesOutAThirtySecondStall() {
+        ProtocolParameters fast = ProtocolParameters.named("fast-failover");
+        assertThat(fast).isEqualTo(ProtocolParameters.fastFailover());
+        assertThat(fast.rtoMin()).isEqualTo(Duration.ofMillis(20));
+        assertThat(fast.pfThreshold()).isZero();
+        assertThat(fast.sackDelay()).isLessThan(fast.rtoMin());
+        assertThat(fast.stallRiddenOut()).isGreaterThan(Duration.ofSeconds(30));
+        ProtocolParameters rfc = ProtocolParameters.named("rfc9260");
+        assertThat(rfc.rtoMin()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(rfc.rtoMax()).isEqualTo(Duration.ofSeconds(60));
+        assertThat(rfc.potentiallyFailedOn()).isFalse();
+        assertThat(rfc.sackDelay()).isEqualTo(Duration.ofMillis(200));
+        assertThat(ProtocolParameters.named("default")).isEqualTo(ProtocolParameters.defaults());
+        assertThat(ProtocolParameters.defaults().describe()).isEqualTo("RTO 1000/200/5000 ms (initial/min/max), "
+                + "retransmissions 20/4/0 (association/path/PF), HB.interval 1000 ms, SACK delay 200 ms");
+        assertThatThrownBy(() -> ProtocolParameters.named("quick")).hasMessageContaining("fast-failover");
+        assertThatThrownBy(() -> ProtocolParameters.defaults().withSackDelay(Duration.ofMillis(600)))
+                .hasMessageContaining("SACK delay of 1 to 500 ms");
     }
 
     @Test

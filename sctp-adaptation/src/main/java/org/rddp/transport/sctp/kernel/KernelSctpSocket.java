@@ -202,6 +202,7 @@ final class KernelSctpSocket extends NativeSctpSocket {
             MemorySegment paths = option(local, Native.SCTP_PEER_ADDR_PARAMS, Native.PADDRPARAMS_SIZE);
             MemorySegment thresholds = option(local, Native.SCTP_PEER_ADDR_THLDS, Native.PADDRTHLDS_SIZE);
             MemorySegment init = option(local, Native.SCTP_INITMSG, 8);
+            MemorySegment sack = option(local, Native.SCTP_DELAYED_SACK, Native.SACK_INFO_SIZE);
             return new org.rddp.transport.sctp.ProtocolParameters(
                     java.time.Duration.ofMillis(rto.get(JAVA_INT, 4)),
                     java.time.Duration.ofMillis(rto.get(JAVA_INT, 12)),
@@ -211,7 +212,8 @@ final class KernelSctpSocket extends NativeSctpSocket {
                     Short.toUnsignedInt(thresholds.get(JAVA_SHORT, Native.PADDRTHLDS_PF)),
                     Short.toUnsignedInt(init.get(JAVA_SHORT, Native.INITMSG_MAX_ATTEMPTS)),
                     java.time.Duration.ofMillis(Integer.toUnsignedLong(paths.get(
-                            java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, Native.PADDRPARAMS_HB_INTERVAL))));
+                            java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, Native.PADDRPARAMS_HB_INTERVAL))),
+                    java.time.Duration.ofMillis(Integer.toUnsignedLong(sack.get(JAVA_INT, Native.SACK_INFO_DELAY))));
         } finally {
             calls.exit();
         }

@@ -286,7 +286,10 @@ public final class KernelSctpStack implements SctpStack {
         }
     }
 
-    /** The endpoint's defaults for its associations (accepted ones take the listener's): RTO, retransmissions. */
+    /**
+     * The endpoint's defaults for its associations (accepted ones take the listener's): RTO, retransmissions,
+     * heartbeats, the SACK delay.
+     */
     private static void failureDetection(int fd, MemorySegment state, Arena arena, ProtocolParameters parameters)
             throws IOException {
         MemorySegment rto = arena.allocate(Native.RTOINFO_SIZE, 4);
@@ -302,6 +305,9 @@ public final class KernelSctpStack implements SctpStack {
         paths.set(JAVA_SHORT_UNALIGNED, Native.PADDRPARAMS_PATH_MAX_RETRANS, (short) parameters.pathMaxRetrans());
         paths.set(JAVA_INT_UNALIGNED, Native.PADDRPARAMS_FLAGS, Native.SPP_HB_ENABLE);
         setsockopt(fd, state, Posix.IPPROTO_SCTP, Native.SCTP_PEER_ADDR_PARAMS, paths, "heartbeats");
+        MemorySegment sack = arena.allocate(Native.SACK_INFO_SIZE, 4); // the frequency 0: left as it is
+        sack.set(JAVA_INT, Native.SACK_INFO_DELAY, (int) parameters.sackDelay().toMillis());
+        setsockopt(fd, state, Posix.IPPROTO_SCTP, Native.SCTP_DELAYED_SACK, sack, "SACK delay");
         MemorySegment thresholds = arena.allocate(Native.PADDRTHLDS_SIZE, 8);
         thresholds.set(JAVA_SHORT, Native.PADDRTHLDS_PATH_MAX_RETRANS, (short) parameters.pathMaxRetrans());
         thresholds.set(JAVA_SHORT, Native.PADDRTHLDS_PF, (short) parameters.pfThreshold());

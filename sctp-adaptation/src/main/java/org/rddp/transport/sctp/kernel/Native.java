@@ -23,6 +23,10 @@ final class Native {
     static final int SCTP_NODELAY = 3;
     static final int SCTP_ADAPTATION_LAYER = 7;
     static final int SCTP_PEER_ADDR_PARAMS = 9;
+    /** struct sctp_sack_info: the association id, sack_delay (ms), sack_freq (0: as it is). */
+    static final int SCTP_DELAYED_SACK = 16;
+    static final int SACK_INFO_SIZE = 12;
+    static final long SACK_INFO_DELAY = 4;
     static final int SCTP_EVENTS = 11;
     static final int SCTP_STATUS = 14;
     static final int SCTP_RECVRCVINFO = 32;

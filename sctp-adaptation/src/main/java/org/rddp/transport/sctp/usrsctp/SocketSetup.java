@@ -120,6 +120,9 @@ final class SocketSetup {
         params.set(JAVA_INT, PADDRPARAMS_FLAGS, Usrsctp.SPP_PMTUD_DISABLE | Usrsctp.SPP_HB_ENABLE);
         params.set(JAVA_SHORT, PADDRPARAMS_PATH_MAX_RETRANS, (short) parameters.pathMaxRetrans());
         setsockopt(socket, state, Usrsctp.SCTP_PEER_ADDR_PARAMS, params, "path MTU and heartbeats");
+        MemorySegment sack = arena.allocate(Usrsctp.SACK_INFO_SIZE); // the frequency 0: left as it is
+        sack.set(JAVA_INT, Usrsctp.SACK_INFO_DELAY, (int) parameters.sackDelay().toMillis());
+        setsockopt(socket, state, Usrsctp.SCTP_DELAYED_SACK, sack, "SACK delay");
     }
 
     /**
@@ -184,6 +187,7 @@ final class SocketSetup {
             MemorySegment thresholds = getsockopt(socket, state, arena, Usrsctp.SCTP_PEER_ADDR_THLDS,
                     PADDRTHLDS_SIZE);
             MemorySegment init = getsockopt(socket, state, arena, Usrsctp.SCTP_INITMSG, 8);
+            MemorySegment sack = getsockopt(socket, state, arena, Usrsctp.SCTP_DELAYED_SACK, Usrsctp.SACK_INFO_SIZE);
             return new ProtocolParameters(java.time.Duration.ofMillis(rto.get(JAVA_INT, RTOINFO_INITIAL)),
                     java.time.Duration.ofMillis(rto.get(JAVA_INT, RTOINFO_MIN)),
                     java.time.Duration.ofMillis(rto.get(JAVA_INT, RTOINFO_MAX)),
@@ -191,7 +195,8 @@ final class SocketSetup {
                     Short.toUnsignedInt(thresholds.get(JAVA_SHORT, PADDRTHLDS_PATH_MAX_RETRANS)),
                     Short.toUnsignedInt(thresholds.get(JAVA_SHORT, PADDRTHLDS_PF)),
                     Short.toUnsignedInt(init.get(JAVA_SHORT, INITMSG_MAX_ATTEMPTS)),
-                    java.time.Duration.ofMillis(Integer.toUnsignedLong(params.get(JAVA_INT, PADDRPARAMS_HB_INTERVAL))));
+                    java.time.Duration.ofMillis(Integer.toUnsignedLong(params.get(JAVA_INT, PADDRPARAMS_HB_INTERVAL))),
+                    java.time.Duration.ofMillis(Integer.toUnsignedLong(sack.get(JAVA_INT, Usrsctp.SACK_INFO_DELAY))));
         }
     }
 

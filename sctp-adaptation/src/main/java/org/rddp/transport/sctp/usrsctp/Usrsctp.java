@@ -43,6 +43,10 @@ final class Usrsctp {
     static final int SCTP_NODELAY = 0x04;
     static final int SCTP_ADAPTATION_LAYER = 0x08;
     static final int SCTP_PEER_ADDR_PARAMS = 0x0a;
+    /** struct sctp_sack_info: the association id, sack_delay (ms), sack_freq (0: as it is). */
+    static final int SCTP_DELAYED_SACK = 0x0f;
+    static final long SACK_INFO_SIZE = 12;
+    static final long SACK_INFO_DELAY = 4;
     static final int SCTP_EVENT = 0x1e;
     static final int SCTP_RECVRCVINFO = 0x1f;
     /** Not in usrsctp.h, but its socket options take it (FreeBSD's netinet/sctp.h). */
