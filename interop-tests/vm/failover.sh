@@ -1,20 +1,33 @@
 #!/bin/bash
-# failover.sh [outage seconds] [duration seconds] — in the VM (kernel SCTP): a 64 KiB RDMA Write transfer between two
-# hosts joined by two links while the first goes down and comes back, over SCTP bound to both links and over MPA (one
-# TCP connection: one path); draws both runs' throughput each second from the link going down into
-# compare-results/failover/failover.png (multihome.sh, rddp timeline-chart). Emulated VM: the shape counts, not the
-# MB/s. Needs the CLI built (./rddp --help builds it) and setup.sh.
+# failover.sh [--scenarios LIST] [--out DIR] [--] [compare options...] — in the VM, whose kernel has SCTP (and
+# multi-homing) and MPTCP: compare's failover scenarios (faults/compare.sh --paths 2 --multihome) between two hosts
+# joined by two links, the first failing under a transfer: the TCP socket and RDDP over MPA, each over TCP and over
+# MPTCP, and RDDP over kernel SCTP bound to both links. LIST: ';'-separated, 'failover blackhole 6;failover
+# link-down 6;failover flap 3' by default. Results (failover.json, a chart per scenario, failover.html) go to DIR
+# (compare-results/vm-failover by default). Emulated VM: when each went on counts, not the MB/s. Needs the CLI built
+# (./rddp --help builds it) and setup.sh.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 . "$ROOT/bin/env.sh"
 rddp_find_jdk
+scenarios="failover blackhole 6;failover link-down 6;failover flap 3"
+out="$ROOT/compare-results/vm-failover"
+args=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --scenarios) scenarios=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    -h|--help) sed -n '2,8s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    --) shift; args+=("$@"); break ;;
+    *) args+=("$1"); shift ;;
+  esac
+done
+case $out in /*) ;; *) out="$PWD/$out" ;; esac
 ls "$ROOT"/cli/target/rddp-cli-*.jar >/dev/null 2>&1 || { echo "failover: build the CLI first (./rddp --help)" >&2; exit 2; }
-out="$ROOT/compare-results/failover"
 mkdir -p "$out"
-rddp="$JAVA_HOME/bin/java --enable-native-access=org.rddp.rdmap,org.rddp.transport.sctp --add-modules jdk.unsupported \
+export RDDP="$JAVA_HOME/bin/java --enable-native-access=org.rddp.rdmap,org.rddp.transport.sctp --add-modules jdk.unsupported \
 --sun-misc-unsafe-memory-access=allow -p $ROOT/cli/target/modules:$(ls "$ROOT"/cli/target/rddp-cli-*.jar) \
 -m org.rddp.cli/org.rddp.cli.Main"
-exec "$HERE/run-in-vm.sh" --smp 2 --load sctp,veth --rw "$out" -- env "RDDP=$rddp" "OUTAGE=${1:-6}" \
-  "DURATION=${2:-24}" "CHART=$out/failover.png" "$HERE/multihome.sh" "sctp-write:write-bw -t sctp --sctp-stack kernel -s 65536" \
-  "mpa-write:write-bw -t mpa -s 65536"
+exec "$HERE/run-in-vm.sh" --smp 2 --load sctp,veth --rw "$out" -- "$ROOT/interop-tests/faults/compare.sh" --paths 2 \
+  --multihome --scenarios "$scenarios" --out "$out" -- -t mpa,sctp --sctp-stack kernel --mptcp "${args[@]}"
