@@ -14,6 +14,8 @@
 #                                   hold that share of packets leaving either end in a slow class (htb at the rate,
 #                                   20mbit by default): they arrive late, after packets sent behind them
 #   netns.sh held                   how many packets the slow classes of 'reorder' have carried
+#   netns.sh rate <rate>            every link (both paths, if two) carries at most that much each way (tc tbf,
+#                                   e.g. 'rate 200mbit'): what several paths add up to shows
 #   netns.sh delay <time> [netem...] delay every packet leaving either end (tc netem: where the kernel has it, as
 #                                   the VM's; not on this machine), e.g. 'delay 10ms' (a 20 ms round trip)
 #   netns.sh netem <netem args...>  any netem on both ends, e.g. 'netem delay 10ms 2ms reorder 5%'
@@ -92,6 +94,15 @@ case "${1:-}" in
         --probability "$2" -j CLASSIFY --set-class 1:20
     done
     ;;
+  rate)
+    "$0" clear
+    for ns in a b; do
+      for dev in veth-$ns veth-${ns}2; do
+        ip -n rddp-$ns link show "$dev" >/dev/null 2>&1 || continue
+        ip netns exec rddp-$ns tc qdisc add dev "$dev" root tbf rate "$2" burst 256kb latency 50ms
+      done
+    done
+    ;;
   delay|netem)
     "$0" clear
     [ "$1" = netem ] && shift
@@ -154,6 +165,7 @@ case "${1:-}" in
       ip netns exec rddp-$ns iptables -F INPUT
       ip netns exec rddp-$ns iptables -t mangle -F POSTROUTING
       ip netns exec rddp-$ns tc qdisc del dev veth-$ns root 2>/dev/null || true
+      ip netns exec rddp-$ns tc qdisc del dev veth-${ns}2 root 2>/dev/null || true
     done
     ;;
   cc)
@@ -173,7 +185,7 @@ case "${1:-}" in
     exec ip netns exec $ns "$@"
     ;;
   *)
-    sed -n '2,32p' "$0" >&2
+    sed -n '2,34p' "$0" >&2
     exit 2
     ;;
 esac

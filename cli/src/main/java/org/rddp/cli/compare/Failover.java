@@ -99,9 +99,12 @@ final class Failover {
             return down.multipliedBy(cycles).plus(up.multipliedBy(cycles - 1));
         }
 
-        /** How long each transfer runs, in whole seconds: before, through and after the failures. */
+        /**
+         * How long each transfer runs, in whole seconds: before, through and after the failures, and a second for
+         * each failure's making and undoing (an emulated VM runs the scenario command's tools slowly).
+         */
         long transferSeconds() {
-            Duration transfer = LEAD.plus(faultLength()).plus(down).plus(TAIL);
+            Duration transfer = LEAD.plus(faultLength()).plus(down).plus(TAIL).plusSeconds(cycles);
             return (transfer.toMillis() + 999) / 1000;
         }
 
@@ -180,6 +183,10 @@ final class Failover {
      * arrival of {@link #GAP} or more, and went on with the first arrival after that.
      */
     static Outcome outcome(Arrivals.Trace trace, Instant failed, Instant restored, Instant end) {
+        if (trace.last() == null || !trace.last().isAfter(failed.plus(GAP))) { // nothing to tell of this failure
+            return new Outcome(failed, restored, Duration.ZERO, null, null, null, false, mbps(trace, failed.minus(
+                    WINDOW), failed), Double.NaN, Double.NaN);
+        }
         int[] bins = trace.messagesIn();
         int last = Math.min(bins.length, Math.max(0, trace.binOf(end) + 1));
         int from = Math.max(0, Math.min(last, trace.binOf(failed)));

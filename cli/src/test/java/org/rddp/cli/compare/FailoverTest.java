@@ -17,12 +17,17 @@ class FailoverTest {
     private static final Instant START = Instant.parse("2026-12-07T10:00:00Z");
     private static final int OCTETS = 16384;
 
-    /** A trace with {@code rate} messages in each millisecond bin of {@code ranges} (from, to: milliseconds). */
+    /**
+     * A trace with {@code rate} messages in each millisecond bin of {@code ranges} (from, to, rate: milliseconds and
+     * messages), its last arrival at the end of the last range.
+     */
     private static Arrivals.Trace trace(int length, int[]... ranges) {
         int[] messages = new int[length];
         long[] octets = new long[length];
         long total = 0;
+        int last = 0;
         for (int[] range : ranges) {
+            last = Math.max(last, range[1]);
             for (int i = range[0]; i < range[1]; i++) {
                 messages[i] += range[2];
                 octets[i] += (long) range[2] * OCTETS;
@@ -30,7 +35,7 @@ class FailoverTest {
             }
         }
         return new Arrivals.Trace(START, Duration.ofMillis(1), messages, octets, total, total * OCTETS, START,
-                START.plusMillis(length), Duration.ZERO, null);
+                START.plusMillis(last), Duration.ZERO, null);
     }
 
     private static Instant at(long millis) {
@@ -73,6 +78,15 @@ class FailoverTest {
     }
 
     @Test
+    void aTransferThatEndedAtTheFailureTellsNothingOfIt() {
+        Arrivals.Trace trace = trace(6000, new int[] {0, 3010, 1});
+        Failover.Outcome outcome = Failover.outcome(trace, at(3000), at(5000), at(3010));
+        assertThat(outcome.resumed()).isFalse();
+        assertThat(outcome.toOtherPath()).as("not 'went on at once'").isNull();
+        assertThat(outcome.mbpsDuring()).isNaN();
+    }
+
+    @Test
     void aTransferThatEndedStillStandingNeverResumed() {
         Arrivals.Trace trace = trace(6000, new int[] {0, 3000, 1});
         Failover.Outcome outcome = Failover.outcome(trace, at(3000), at(5000), at(6000));
@@ -86,7 +100,7 @@ class FailoverTest {
     void scenariosAreNamedWithTheirFailureAndDuration() {
         Failover.Scenario blackhole = Failover.Scenario.parse("failover blackhole 6");
         assertThat(blackhole.command()).containsExactly("fail", "blackhole", "6.000");
-        assertThat(blackhole.transferSeconds()).as("2 s before, 6 down, 6 + 3 after").isEqualTo(17);
+        assertThat(blackhole.transferSeconds()).as("2 s before, 6 down, 6 + 3 after, 1 to fail").isEqualTo(18);
         Failover.Scenario flap = Failover.Scenario.parse("failover flap 3");
         assertThat(flap.command()).containsExactly("flap", "3", "5.000", "2.000");
         assertThat(flap.faultLength()).isEqualTo(Duration.ofSeconds(16));
