@@ -359,8 +359,9 @@ public final class CompareCommand implements Callable<Integer> {
 
     /** The conditions line of a failover scenario, as {@link Compare#conditions} says a sweep's. */
     private static String failoverConditions(String setup, SctpStack stack, String scenario) {
+        Failover.Scenario parsed = Failover.Scenario.parse(scenario);
         return Compare.conditions(new Compare.Results(setup, stack == null ? null : stack.name(),
-                List.of(Failover.SIZE), 1, List.of(), null, Failover.Scenario.parse(scenario).toString()));
+                List.of(parsed.idle() ? FailoverIdle.SIZE : Failover.SIZE), 1, List.of(), null, parsed.toString()));
     }
 
     /**

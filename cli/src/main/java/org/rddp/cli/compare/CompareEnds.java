@@ -102,7 +102,8 @@ final class CompareEnds {
 
     /**
      * Runs the client end of {@code task} against the server end at {@code server}; returns what it measured. A
-     * failover point's client end receives, noting each message's arrival in {@code arrivals} (null for the others).
+     * failover point's client end receives, noting each message's arrival in {@code arrivals}; a load's notes each
+     * answer there with when its message was sent (null: nothing noted).
      */
     static PerfResult client(Task task, Transports transports, InetSocketAddress server,
             org.rddp.cli.perftest.Arrivals arrivals) throws Exception {
@@ -121,7 +122,7 @@ final class CompareEnds {
                     return bandwidth ? Baselines.tcpSend(channel, task.size(), task.iterations(),
                             Test.WRITE_BW.defaultTxDepth())
                             : task.load() ? Baselines.tcpLoad(channel, task.size(), (int) task.iterations(),
-                                    task.rate(), Compare.Load.WINDOW, TIMEOUT)
+                                    task.rate(), Compare.Load.WINDOW, TIMEOUT, arrivals)
                             : Baselines.tcpPing(channel, task.size(), (int) task.iterations(), TIMEOUT);
                 }
             }

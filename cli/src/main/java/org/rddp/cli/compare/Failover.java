@@ -23,7 +23,8 @@ import org.rddp.cli.perftest.PerfResult;
  * dropped with the link up; or {@code flap CYCLES UP DOWN}, a blackhole of DOWN seconds every UP), printing when it
  * did each ({@code failed EPOCH}, {@code restored EPOCH}) and what it counted (the packets a blackhole dropped). Per
  * series and failure: how long the transfer stood still, whether it went on over another path before the first came
- * back and how soon, the goodput before, during and after, and that every message arrived, in order and intact.
+ * back and how soon, the goodput before, during and after, and that every message arrived, in order and intact. An
+ * {@code idle} scenario asks the same of a connection that is nearly idle instead ({@link FailoverIdle}).
  */
 final class Failover {
     /** The message size of a failover transfer. */
@@ -53,10 +54,12 @@ final class Failover {
 
     /**
      * A failover scenario as {@code --scenarios} names it: {@code failover link-down SECONDS},
-     * {@code failover blackhole SECONDS} or {@code failover flap CYCLES [UP DOWN]} (5 s up, 2 s down by default).
+     * {@code failover blackhole SECONDS} or {@code failover flap CYCLES [UP DOWN]} (5 s up, 2 s down by default), under
+     * a transfer; or {@code failover idle ...} the same, under a connection that is nearly idle ({@link FailoverIdle}).
      */
-    record Scenario(String kind, int cycles, Duration up, Duration down) {
+    record Scenario(String kind, int cycles, Duration up, Duration down, boolean idle) {
         static final String PREFIX = "failover";
+        static final String IDLE = "idle";
 
         /** Whether {@code scenario} (its words) is a failover one. */
         static boolean is(String scenario) {
@@ -64,20 +67,25 @@ final class Failover {
         }
 
         static Scenario parse(String scenario) {
-            String[] words = scenario.strip().split(" +");
+            List<String> words = new ArrayList<>(List.of(scenario.strip().split(" +")));
+            boolean idle = words.size() > 1 && words.get(1).equals(IDLE);
+            if (idle) {
+                words.remove(1);
+            }
             try {
-                if (words.length == 3 && (words[1].equals("link-down") || words[1].equals("blackhole"))) {
-                    return new Scenario(words[1], 1, Duration.ZERO, seconds(words[2]));
+                if (words.size() == 3 && (words.get(1).equals("link-down") || words.get(1).equals("blackhole"))) {
+                    return new Scenario(words.get(1), 1, Duration.ZERO, seconds(words.get(2)), idle);
                 }
-                if (words[1].equals("flap") && (words.length == 3 || words.length == 5)) {
-                    return new Scenario("flap", Integer.parseInt(words[2]), words.length == 5 ? seconds(words[3])
-                            : Duration.ofSeconds(5), words.length == 5 ? seconds(words[4]) : Duration.ofSeconds(2));
+                if (words.get(1).equals("flap") && (words.size() == 3 || words.size() == 5)) {
+                    boolean timed = words.size() == 5;
+                    return new Scenario("flap", Integer.parseInt(words.get(2)), timed ? seconds(words.get(3))
+                            : Duration.ofSeconds(5), timed ? seconds(words.get(4)) : Duration.ofSeconds(2), idle);
                 }
-            } catch (NumberFormatException | ArrayIndexOutOfBoundsException e) {
+            } catch (NumberFormatException | IndexOutOfBoundsException e) {
                 // said below
             }
-            throw new IllegalArgumentException("a failover scenario is 'failover link-down SECONDS', 'failover "
-                    + "blackhole SECONDS' or 'failover flap CYCLES [UP DOWN]', not '" + scenario + "'");
+            throw new IllegalArgumentException("a failover scenario is 'failover [idle] link-down SECONDS', 'failover "
+                    + "[idle] blackhole SECONDS' or 'failover [idle] flap CYCLES [UP DOWN]', not '" + scenario + "'");
         }
 
         private static Duration seconds(String text) {
@@ -120,10 +128,15 @@ final class Failover {
 
         @Override
         public String toString() {
-            return kind.equals("flap") ? "the first path blackholed " + down.toMillis() / 1000.0 + " s every "
+            return withoutLoad() + (idle ? ", " + FailoverIdle.LOAD : "");
+        }
+
+        /** The failure alone, without what the connection carries. */
+        String withoutLoad() {
+            return (kind.equals("flap") ? "the first path blackholed " + down.toMillis() / 1000.0 + " s every "
                     + (up.plus(down).toMillis() / 1000.0) + " s, " + cycles + " times" : "the first path "
                             + (kind.equals("link-down") ? "down (carrier lost)" : "blackholed (link up)") + " for "
-                            + down.toMillis() / 1000.0 + " s";
+                            + down.toMillis() / 1000.0 + " s");
         }
     }
 
@@ -172,9 +185,16 @@ final class Failover {
             Duration toHalfRate, boolean resumed, double mbpsBefore, double mbpsDuring, double mbpsAfter) {
     }
 
-    /** One series under one scenario: what arrived, when, and each failure's effect; or why it failed. */
+    /**
+     * One series under one scenario: what arrived, when, and each failure's effect on a transfer ({@code outcomes}) or
+     * on an idle connection's requests ({@code answers}: the other is empty); or why it failed.
+     */
     record Result(Compare.Series series, Scenario scenario, PerfResult received, Arrivals.Trace trace, Fault fault,
-            List<Outcome> outcomes, String error) {
+            List<Outcome> outcomes, List<FailoverIdle.Outcome> answers, String error) {
+        /** How many failures it tells of. */
+        int failures() {
+            return scenario.idle() ? answers.size() : outcomes.size();
+        }
     }
 
     /**
@@ -267,8 +287,10 @@ final class Failover {
                 continue;
             }
             progress.accept("compare: failover, " + scenario + ": " + each.label);
-            Compare.Task task = new Compare.Task(each, Compare.FAILOVER, SIZE, scenario.transferSeconds());
-            Arrivals arrivals = new Arrivals(Duration.ofSeconds(task.iterations()).plus(CompareEnds.TIMEOUT));
+            Compare.Task task = scenario.idle() ? FailoverIdle.task(each, scenario)
+                    : new Compare.Task(each, Compare.FAILOVER, SIZE, scenario.transferSeconds());
+            Duration span = Duration.ofSeconds(scenario.transferSeconds()).plus(CompareEnds.TIMEOUT);
+            Arrivals arrivals = scenario.idle() ? new Arrivals(span, (int) task.iterations()) : new Arrivals(span);
             CompletableFuture<PerfResult> point = new CompletableFuture<>();
             Thread.ofPlatform().name("rddp-compare-failover").daemon().start(() -> {
                 try {
@@ -285,7 +307,7 @@ final class Failover {
                 Thread.sleep(LEAD.toMillis()); // the transfer's steady state before the failure, not a synchronisation
                 fault = Fault.parse(faults.fault(scenario.command(), scenario.faultLength()));
                 try {
-                    received = point.get(task.iterations() + CompareEnds.TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+                    received = point.get(span.toSeconds(), TimeUnit.SECONDS);
                 } catch (TimeoutException e) {
                     throw new TimeoutException("the transfer did not end within " + CompareEnds.TIMEOUT.toSeconds()
                             + " s of its time");
@@ -300,12 +322,18 @@ final class Failover {
             }
             Arrivals.Trace trace = arrivals.trace();
             List<Outcome> outcomes = new ArrayList<>();
+            List<FailoverIdle.Outcome> answers = new ArrayList<>();
             for (int i = 0; i < fault.failed().size(); i++) {
                 Instant end = i + 1 < fault.failed().size() ? fault.failed().get(i + 1)
                         : trace.last() != null ? trace.last() : fault.restored().get(i);
-                outcomes.add(outcome(trace, fault.failed().get(i), fault.restored().get(i), end));
+                if (scenario.idle()) {
+                    answers.add(FailoverIdle.outcome(trace, fault.failed().get(i), fault.restored().get(i)));
+                } else {
+                    outcomes.add(outcome(trace, fault.failed().get(i), fault.restored().get(i), end));
+                }
             }
-            results.add(new Result(each, scenario, received, trace, fault, List.copyOf(outcomes), error));
+            results.add(new Result(each, scenario, received, trace, fault, List.copyOf(outcomes), List.copyOf(answers),
+                    error));
         }
         return results;
     }
@@ -332,6 +360,9 @@ final class Failover {
         if (results.isEmpty()) {
             return "";
         }
+        if (results.getFirst().scenario().idle()) {
+            return FailoverIdle.table(results);
+        }
         StringBuilder table = new StringBuilder();
         Result first = results.getFirst();
         table.append("== network: failover: ").append(first.scenario()).append('\n');
@@ -356,16 +387,21 @@ final class Failover {
                                         : "failed: " + result.error()));
             }
         }
-        for (Result result : results) { // what made each failure, as the command said it
-            if (result.fault() != null) {
-                result.fault().said().forEach(line -> table.append(result.series().label).append(": ").append(line)
-                        .append('\n'));
-            }
-        }
+        said(results, table);
         table.append("went on: from the failure to the first message after the transfer stood still ")
                 .append(GAP.toMillis()).append(" ms or more; half rate: to the end of the first ")
                 .append(FailoverOutput.BUCKET.toMillis()).append(" ms with half the goodput of before; stall: the "
                         + "longest time without a message while the path was down (ms)\n");
         return table.append('\n').toString();
+    }
+
+    /** Appends to {@code table} what made each failure of {@code results}, as the scenario command said it. */
+    static void said(List<Result> results, StringBuilder table) {
+        for (Result result : results) {
+            if (result.fault() != null) {
+                result.fault().said().forEach(line -> table.append(result.series().label).append(": ").append(line)
+                        .append('\n'));
+            }
+        }
     }
 }

@@ -17,7 +17,7 @@ import org.rddp.cli.perftest.PerfReport;
  * What {@code compare}'s failover scenarios write: {@code failover.json} (per scenario and series each failure's
  * outcome, and the goodput in {@link #BUCKET} steps), a chart per scenario with every series on one time axis from its
  * path's failure ({@code failover-KIND.png}), and {@code failover.html}, the page with the conditions, the charts and
- * the table.
+ * the table. An idle connection's scenario has each request's round trip where a transfer has its goodput.
  */
 final class FailoverOutput {
     /** The chart's and the JSON's step: fine enough to see a failover of a few hundred milliseconds. */
@@ -40,7 +40,9 @@ final class FailoverOutput {
                 continue;
             }
             Failover.Scenario scenario = results.getFirst().scenario();
-            String title = "A transfer of " + Failover.SIZE / 1024 + " KiB messages while " + scenario;
+            String title = scenario.idle() ? "Round trips of " + FailoverIdle.SIZE / 1024 + " KiB requests every "
+                    + 1000 / FailoverIdle.RATE + " ms while " + scenario.withoutLoad()
+                    : "A transfer of " + Failover.SIZE / 1024 + " KiB messages while " + scenario;
             byte[] png = chart(results, title, conditions.get(s));
             Path file = folder.resolve(name(scenario) + ".png");
             Files.write(file, png);
@@ -71,6 +73,9 @@ final class FailoverOutput {
         entry.put("octets", result.trace().octets());
         entry.put("longestGapMs", result.trace().longestGap().toMillis());
         entry.put("faultSaid", result.fault() == null ? List.of() : result.fault().said());
+        if (result.scenario().idle()) {
+            return idleJson(result, entry);
+        }
         entry.put("failures", result.outcomes().stream().map(outcome -> {
             Map<String, Object> each = new LinkedHashMap<>();
             each.put("failed", outcome.failed().toString());
@@ -96,6 +101,42 @@ final class FailoverOutput {
         return entry;
     }
 
+    /** {@code entry} with {@code result}'s failures and every request's round trip, an idle connection's. */
+    private static Map<String, Object> idleJson(Failover.Result result, Map<String, Object> entry) {
+        entry.put("requests", result.trace().answers());
+        entry.put("failures", result.answers().stream().map(outcome -> {
+            Map<String, Object> each = new LinkedHashMap<>();
+            each.put("failed", outcome.failed().toString());
+            each.put("restored", outcome.restored().toString());
+            each.put("firstRoundTripMs", outcome.first() == null ? null : outcome.first().toNanos() / 1e6);
+            each.put("firstAnsweredWhileDown", outcome.firstWhileDown());
+            each.put("firstAfterReturnMs", outcome.afterReturn() == null ? null : outcome.afterReturn().toMillis());
+            each.put("longestRoundTripMs", outcome.longest() == null ? null : outcome.longest().toNanos() / 1e6);
+            each.put("sentWhileDown", outcome.asked());
+            each.put("answeredWhileDown", outcome.answeredWhileDown());
+            each.put("roundTripBeforeMs", outcome.before() == null ? null : outcome.before().toNanos() / 1e6);
+            return each;
+        }).toList());
+        if (!result.answers().isEmpty()) {
+            TimelineChartCommand.Run run = roundTrips(result, result.answers().getFirst().failed());
+            entry.put("roundTrips", Map.of("secondsFromFailure", run.ends().stream().map(sent -> seconds(run.zero(),
+                    sent)).toList(), "ms", run.mbps()));
+        }
+        return entry;
+    }
+
+    /** Each of {@code result}'s requests' round trip in milliseconds, at when it was sent, zero at {@code zero}. */
+    private static TimelineChartCommand.Run roundTrips(Failover.Result result, Instant zero) {
+        Arrivals.Trace trace = result.trace();
+        List<Instant> sent = new ArrayList<>();
+        List<Double> ms = new ArrayList<>();
+        for (int i = 0; i < trace.answers(); i++) {
+            sent.add(trace.askedAt(i));
+            ms.add(trace.roundTrip(i).toNanos() / 1e6);
+        }
+        return new TimelineChartCommand.Run(result.series().label, sent, ms, zero);
+    }
+
     private static Double finite(double value) {
         return Double.isFinite(value) ? value : null;
     }
@@ -104,9 +145,11 @@ final class FailoverOutput {
     private static byte[] chart(List<Failover.Result> results, String title, String conditions) throws IOException {
         List<TimelineChartCommand.Run> runs = new ArrayList<>();
         List<Compare.Series> styles = new ArrayList<>();
+        boolean idle = results.getFirst().scenario().idle();
         for (Failover.Result result : results) {
-            if (!result.outcomes().isEmpty() && result.trace().messages() > 0) {
-                runs.add(run(result, result.outcomes().getFirst().failed()));
+            if (result.failures() > 0 && result.trace().messages() > 0) {
+                Instant zero = result.fault().failed().getFirst();
+                runs.add(idle ? roundTrips(result, zero) : run(result, zero));
                 styles.add(result.series());
             }
         }
@@ -122,8 +165,8 @@ final class FailoverOutput {
         if (runs.isEmpty()) {
             throw new IOException("no series moved anything under " + first.scenario() + " to draw");
         }
-        return Chart.timeline(runs, styles, marks, "the first path failing", "MB/sec (each "
-                + BUCKET.toMillis() + " ms)", title, conditions);
+        return Chart.timeline(runs, styles, marks, "the first path failing", idle ? "round trip, ms (by when the "
+                + "request was sent)" : "MB/sec (each " + BUCKET.toMillis() + " ms)", title, conditions);
     }
 
     private static double seconds(Instant zero, Instant at) {
@@ -151,7 +194,8 @@ final class FailoverOutput {
 
     /** "failover-KIND-…" for a file: the scenario's words, as a file name takes them. */
     static String name(Failover.Scenario scenario) {
-        return ("failover-" + String.join("-", scenario.command().subList(scenario.kind().equals("flap") ? 1 : 1,
-                scenario.command().size()))).toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9.-]+", "-");
+        return ("failover-" + (scenario.idle() ? Failover.Scenario.IDLE + "-" : "") + String.join("-",
+                scenario.command().subList(1, scenario.command().size()))).toLowerCase(Locale.ROOT)
+                        .replaceAll("[^a-z0-9.-]+", "-");
     }
 }

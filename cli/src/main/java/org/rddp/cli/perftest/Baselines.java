@@ -137,10 +137,11 @@ public final class Baselines {
      * fewer than {@code window} are unanswered; each round trip is timed from the write (from when it fell due, if the
      * window held it back) to the echo's last octet. Between messages it waits on a selector, woken by the echo or
      * when the next message falls due; a message due within a millisecond (the selector's grain) it waits for busily,
-     * as RDDP's {@code send-lat --rate} does.
+     * as RDDP's {@code send-lat --rate} does. Each answer is noted in {@code answers} with when its message was
+     * written, unless that is null.
      */
     public static PerfResult.Latency tcpLoad(SocketChannel channel, int size, int iterations, int rate, int window,
-            Duration timeout) throws IOException {
+            Duration timeout, Arrivals answers) throws IOException {
         ByteBuffer out = ByteBuffer.allocateDirect(size);
         ByteBuffer in = ByteBuffer.allocateDirect(RECEIVE_BUFFER);
         long[] posted = new long[iterations];
@@ -188,6 +189,9 @@ public final class Baselines {
                 now = System.nanoTime();
                 for (; received < iterations && echoed >= (long) (received + 1) * size; received++) {
                     took[received] = now - posted[received];
+                    if (answers != null) {
+                        answers.answered(size, posted[received]);
+                    }
                 }
                 if (read > 0 || progress) {
                     moved = now;

@@ -209,6 +209,9 @@ final class LatencyTests {
             }
             lastHeard = System.nanoTime();
             took[received] = lastHeard - posted[received];
+            if (s.arrivals != null) {
+                s.arrivals.answered(size, posted[received]);
+            }
             received(data, receive, completion, size, received++, iterations);
         }
         return PerfResult.Latency.of(size, took, 1);

@@ -478,6 +478,43 @@ class CompareCommandTest {
         assertThat(Files.readString(out.resolve("failover.html"))).contains("A transfer of 16 KiB messages while");
     }
 
+    /**
+     * Issue 51: an idle connection's failover scenario sends a request every 500 ms, each echoed, through the same
+     * failure, and tells of each request's round trip instead of a transfer's goodput.
+     */
+    @Test
+    void anIdleFailoverScenarioTimesEachRequestThroughTheFailure(@TempDir Path out) throws Exception {
+        Path command = out.resolve("fail.sh");
+        Files.writeString(command, "#!/bin/sh\n[ \"$1\" = fail ] || exit 0\n"
+                + "echo \"failed $(date +%s.%N)\"\nsleep \"$3\"\necho \"restored $(date +%s.%N)\"\n");
+        command.toFile().setExecutable(true);
+        Run run = InProcess.rddp("compare", "-t", "mpa", "--scenarios", "failover idle blackhole 1.2",
+                "--scenario-command", command.toString(), "-o", out.toString());
+        assertThat(run.status()).as(run.err()).isZero();
+        assertThat(run.out()).contains("== network: failover: the first path blackholed (link up) for 1.2 s, an idle "
+                + "connection: a 1 KiB request every 500 ms, echoed", "first request sent while down");
+        JsonNode scenario = new ObjectMapper().readTree(out.resolve("failover.json").toFile()).get("failover").get(0);
+        List<String> series = new ArrayList<>();
+        for (JsonNode each : scenario.get("series")) {
+            series.add(each.get("series").asText());
+            assertThat(each.get("error").isNull()).as("%s", each).isTrue();
+            // 2 s before, 1.2 down, 1.2 + 3 after, 1 to fail: 9 s, two requests a second
+            assertThat(each.get("requests").asInt()).as("%s", each).isEqualTo(18);
+            JsonNode failure = each.get("failures").get(0);
+            assertThat(failure.get("sentWhileDown").asInt()).as("nothing was failed: %s", each).isBetween(2, 3);
+            assertThat(failure.get("answeredWhileDown").asInt()).as("%s", each).isEqualTo(failure.get(
+                    "sentWhileDown").asInt());
+            assertThat(failure.get("firstAnsweredWhileDown").asBoolean()).as("%s", each).isTrue();
+            assertThat(failure.get("roundTripBeforeMs").asDouble()).as("%s", each).isPositive();
+            assertThat(each.get("roundTrips").get("ms").size()).as("%s", each).isEqualTo(18);
+        }
+        assertThat(series).containsExactly("TCP socket", "RDDP over MPA");
+        assertThat(ImageIO.read(out.resolve("failover-idle-blackhole-1.200.png").toFile()).getWidth())
+                .isEqualTo(Chart.WIDTH);
+        assertThat(Files.readString(out.resolve("failover.html"))).contains("Round trips of 1 KiB requests every 500 "
+                + "ms while the first path blackholed");
+    }
+
     @Test
     void anUnknownTransportIsRefused(@TempDir Path out) {
         Run run = InProcess.rddp("compare", "-t", "udp", "-o", out.toString());

@@ -114,6 +114,61 @@ class FailoverTest {
         }
     }
 
+    /** Answers to requests sent at {@code sent} milliseconds, each taking the round trip beside it. */
+    private static Arrivals.Trace answers(long[] sent, long[] roundTrip) {
+        long[] asked = new long[sent.length];
+        long[] answered = new long[sent.length];
+        for (int i = 0; i < sent.length; i++) {
+            asked[i] = sent[i] * 1_000_000L;
+            answered[i] = asked[i] + roundTrip[i] * 1_000L; // microseconds
+        }
+        return new Arrivals.Trace(START, Duration.ofMillis(1), new int[0], new long[0], sent.length,
+                sent.length * 1024L, START, START.plusNanos(answered[sent.length - 1]), Duration.ZERO, null, asked,
+                answered);
+    }
+
+    @Test
+    void anIdleConnectionsFirstRequestAfterTheFailureIsTimedWhereverItWasAnswered() {
+        // a request every 500 ms; the path down from 3.2 s to 5.2 s; the first one sent after, at 3.5 s, answered
+        // over another path after 300 ms, the next ones at once
+        Arrivals.Trace trace = answers(new long[] {1000, 1500, 2000, 2500, 3000, 3500, 4000, 4500, 5000, 5500},
+                new long[] {100, 120, 80, 100, 90, 300_000, 100, 100, 100, 100});
+        FailoverIdle.Outcome outcome = FailoverIdle.outcome(trace, at(3200), at(5200));
+        assertThat(outcome.first()).isEqualTo(Duration.ofMillis(300));
+        assertThat(outcome.firstWhileDown()).isTrue();
+        assertThat(outcome.afterReturn()).isNull();
+        assertThat(outcome.longest()).isEqualTo(Duration.ofMillis(300));
+        assertThat(outcome.asked()).as("sent at 3.5, 4, 4.5 and 5 s").isEqualTo(4);
+        assertThat(outcome.answeredWhileDown()).isEqualTo(4);
+        assertThat(outcome.before()).as("the median of 1.5, 2, 2.5 and 3 s's").isEqualTo(Duration.ofNanos(100_000));
+        // a single path: the one sent at 3.5 s answered 400 ms after the return, the ones behind it with it
+        Arrivals.Trace waited = answers(new long[] {3000, 3500, 4000, 4500, 5000, 5500},
+                new long[] {100, 2_100_000, 1_600_000, 1_100_000, 600_000, 100});
+        FailoverIdle.Outcome single = FailoverIdle.outcome(waited, at(3200), at(5200));
+        assertThat(single.firstWhileDown()).isFalse();
+        assertThat(single.afterReturn()).isEqualTo(Duration.ofMillis(400));
+        assertThat(single.longest()).isEqualTo(Duration.ofMillis(2100));
+        assertThat(single.answeredWhileDown()).isZero();
+        assertThat(single.asked()).isEqualTo(4);
+    }
+
+    @Test
+    void anIdleScenarioIsATransfersWithIdleBeforeTheFailure() {
+        Failover.Scenario idle = Failover.Scenario.parse("failover idle flap 2 3 1");
+        assertThat(idle.idle()).isTrue();
+        assertThat(idle.command()).containsExactly("flap", "2", "3.000", "1.000");
+        assertThat(idle).hasToString("the first path blackholed 1.0 s every 4.0 s, 2 times, " + FailoverIdle.LOAD);
+        assertThat(Failover.Scenario.parse("failover idle link-down 2").kind()).isEqualTo("link-down");
+        assertThat(FailoverOutput.name(Failover.Scenario.parse("failover idle blackhole 6")))
+                .isEqualTo("failover-idle-blackhole-6.000");
+        Compare.Task task = FailoverIdle.task(Compare.Series.RDDP_SCTP, Failover.Scenario.parse(
+                "failover idle blackhole 6"));
+        assertThat(task.iterations()).isEqualTo(18 * FailoverIdle.RATE);
+        assertThat(Compare.Task.parse(task.encode())).isEqualTo(task);
+        assertThatThrownBy(() -> Failover.Scenario.parse("failover idle")).isInstanceOf(
+                IllegalArgumentException.class);
+    }
+
     @Test
     void theScenarioCommandSaysWhenEachFailureBeganAndEnded() {
         Failover.Fault fault = Failover.Fault.parse("failed 1796676692.505691370\nrestored 1796676696.560136873\n"
