@@ -95,7 +95,7 @@ final class FailoverIdle {
     static String table(List<Failover.Result> results) {
         StringBuilder table = new StringBuilder();
         table.append("== network: failover: ").append(results.getFirst().scenario()).append('\n');
-        table.append(String.format(Locale.ROOT, "%-26s %4s  %-44s %10s %14s %10s  %s%n", "series", "fail",
+        table.append(String.format(Locale.ROOT, "%-26s %4s  %-50s %10s %14s %10s  %s%n", "series", "fail",
                 "first request sent while down", "longest", "answered down", "before", "data"));
         for (Failover.Result result : results) {
             if (result.answers().isEmpty()) {
@@ -108,7 +108,7 @@ final class FailoverIdle {
                         : outcome.firstWhileDown() ? "over another path in " + millis(outcome.first())
                                 : "when the path came back, in " + millis(outcome.first()) + " (+"
                                         + millis(outcome.afterReturn()) + ")";
-                table.append(String.format(Locale.ROOT, "%-26s %4d  %-44s %10s %14s %10s  %s%n",
+                table.append(String.format(Locale.ROOT, "%-26s %4d  %-50s %10s %14s %10s  %s%n",
                         i == 0 ? result.series().label : "", i + 1, first, outcome.longest() == null ? "-"
                                 : millis(outcome.longest()), outcome.answeredWhileDown() + " of " + outcome.asked(),
                         outcome.before() == null ? "-" : millis(outcome.before()), i > 0 ? ""
