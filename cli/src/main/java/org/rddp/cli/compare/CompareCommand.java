@@ -155,8 +155,9 @@ public final class CompareCommand implements Callable<Integer> {
             + "responder takes the same; default: ${DEFAULT-VALUE}")
     String sctpProfile = "default";
 
-    @Option(names = "--multihome", split = ",", description = "RDDP over SCTP binds these local addresses too, so "
-            + "that its associations outlive a failed path (kernel SCTP; with --serve, the responder's own)")
+    @Option(names = "--multihome", split = ",", description = "RDDP over SCTP and the SCTP socket bind these local "
+            + "addresses too, so that their associations outlive a failed path (kernel SCTP; with --serve, the "
+            + "responder's own)")
     List<InetAddress> multihome = List.of();
 
     @Option(names = "--mptcp", description = "add the TCP side's series over Multipath TCP (RFC 8684), their sockets "

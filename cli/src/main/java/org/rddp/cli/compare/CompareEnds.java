@@ -89,7 +89,7 @@ final class CompareEnds {
         }
         return switch (task.series().measured()) {
             case TCP_SOCKET, MPA_FLOOR -> new TcpServer(task, bind);
-            case SCTP_SOCKET -> new SctpServer(task, stack(transports), transports.sctp().protocolParameters(), bind);
+            case SCTP_SOCKET -> new SctpServer(task, stack(transports), transports.sctp(), bind);
             case JDK_SCTP_SOCKET -> new JdkSctpServer(task, bind);
             case NETTY_SCTP_SOCKET -> new NettyServer(task, bind);
             case RDDP_MPA -> new RddpServer(task, transports, transports.mpa(), bind);
@@ -139,10 +139,14 @@ final class CompareEnds {
             case SCTP_SOCKET -> {
                 InetSocketAddress local = new InetSocketAddress(TransportOptions.localFor(server.getAddress()), 0);
                 SctpStack stack = stack(transports);
+                // a manual loop of this thread's, which drives it meanwhile: the handshake runs on it
                 try (Loop loop = Loop.manual("sctp-socket-client", stack.newPoller());
-                        SctpSocket socket = connect(stack, loop, local, server,
-                                transports.sctp().protocolParameters())) {
+                        SctpSocket socket = stack.connect(loop, local, transports.sctp().multihome, server, STREAMS,
+                                DdpSctp.ADAPTATION_INDICATION, transports.sctp().protocolParameters(), TIMEOUT)) {
                     Driver driver = Driver.of(loop);
+                    if (task.failover()) {
+                        return SctpStream.receive(socket, driver, arrivals, TIMEOUT);
+                    }
                     PerfResult result = bandwidth ? Baselines.sctpSend(socket, driver, task.size(),
                             task.iterations(), Test.WRITE_BW.defaultTxDepth(), TIMEOUT)
                             : Baselines.sctpPing(socket, driver, task.size(), (int) task.iterations(), TIMEOUT);
@@ -199,15 +203,6 @@ final class CompareEnds {
         if (protocol != Mptcp.Protocol.MPTCP) {
             throw new IOException(what + " runs " + protocol + ", not MPTCP: the peer did not answer with MPTCP");
         }
-    }
-
-    /**
-     * Connects a raw socket on {@code loop}, a manual loop of this thread's, which this thread drives meanwhile: the
-     * handshake runs on it.
-     */
-    static SctpSocket connect(SctpStack stack, Loop loop, InetSocketAddress local, InetSocketAddress server,
-            org.rddp.transport.sctp.ProtocolParameters parameters) throws IOException {
-        return stack.connect(loop, local, server, STREAMS, DdpSctp.ADAPTATION_INDICATION, parameters, TIMEOUT);
     }
 
     /**
@@ -437,14 +432,13 @@ final class CompareEnds {
         private final CompletableFuture<SctpSocket> accepted = new CompletableFuture<>();
         private volatile boolean taken;
 
-        SctpServer(Task task, SctpStack stack, org.rddp.transport.sctp.ProtocolParameters parameters,
-                InetAddress bind) throws IOException {
+        SctpServer(Task task, SctpStack stack, TransportOptions sctp, InetAddress bind) throws IOException {
             this.task = task;
             loop = Loop.manual("sctp-socket-server", stack.newPoller());
             driver = Driver.of(loop);
             try {
-                listening = stack.listen(loop, new InetSocketAddress(bind, 0), STREAMS,
-                        DdpSctp.ADAPTATION_INDICATION, parameters);
+                listening = stack.listen(loop, new InetSocketAddress(bind, 0), sctp.multihome, STREAMS,
+                        DdpSctp.ADAPTATION_INDICATION, sctp.protocolParameters());
             } catch (IOException | RuntimeException e) {
                 loop.close();
                 throw e;
@@ -471,7 +465,9 @@ final class CompareEnds {
             }
             taken = true;
             try (SctpSocket socket = association) {
-                if (task.bandwidth()) {
+                if (task.failover()) {
+                    SctpStream.send(socket, driver, task.size(), task.iterations(), TIMEOUT);
+                } else if (task.bandwidth()) {
                     Baselines.sctpSink(socket, driver, task.size() * task.iterations(), TIMEOUT);
                 } else {
                     Baselines.sctpEcho(socket, driver, task.size(), (int) task.iterations(), TIMEOUT);

@@ -45,11 +45,19 @@ final class Failover {
     private Failover() {
     }
 
-    /** Whether {@code series} has a failover transfer: the TCP socket and RDDP, over TCP, MPTCP or SCTP. */
+    /**
+     * Whether {@code series} has a failover transfer: the TCP socket and RDDP, over TCP, MPTCP or SCTP, and the SCTP
+     * socket.
+     */
     static boolean measures(Compare.Series series) {
         Compare.Series measured = series.measured();
         return !series.ipv6() && (measured == Compare.Series.TCP_SOCKET || measured == Compare.Series.RDDP_MPA
-                || measured == Compare.Series.RDDP_SCTP);
+                || measured == Compare.Series.RDDP_SCTP || measured == Compare.Series.SCTP_SOCKET);
+    }
+
+    /** Whether {@code series} runs {@code scenario}: an idle connection's needs a load (the SCTP socket has none). */
+    static boolean measures(Compare.Series series, Scenario scenario) {
+        return measures(series) && (!scenario.idle() || series.loads());
     }
 
     /**
@@ -283,7 +291,7 @@ final class Failover {
             Consumer<String> progress) throws IOException, InterruptedException {
         List<Result> results = new ArrayList<>();
         for (Compare.Series each : series) {
-            if (!measures(each)) {
+            if (!measures(each, scenario)) {
                 continue;
             }
             progress.accept("compare: failover, " + scenario + ": " + each.label);

@@ -496,13 +496,14 @@ public final class Baselines {
      * poll running the socket's manual loop (which reads its UDP socket), then blocks in that loop's poller (or, on a
      * loop of its own thread, parks until the socket's ready hook wakes it); gives up after the timeout.
      */
-    private static final class Waiter {
+    public static final class Waiter {
         private final Driver driver;
         private final long deadline;
         private final long spin;
         private long spinning;
 
-        Waiter(SctpSocket socket, Driver driver, Duration timeout, long spin) {
+        /** For {@code socket}, driven through {@code driver}, for {@code timeout} at most; spinning {@code spin} ns. */
+        public Waiter(SctpSocket socket, Driver driver, Duration timeout, long spin) {
             this.driver = driver;
             if (driver.loop() == null) {
                 Thread owner = Thread.currentThread();
@@ -512,7 +513,8 @@ public final class Baselines {
             this.spin = spin;
         }
 
-        void await(int round, String what) throws IOException {
+        /** Waits a little for {@code what}, the {@code round}th time in a row (0: the first). */
+        public void await(int round, String what) throws IOException {
             if (round == 0) {
                 spinning = System.nanoTime();
             }

@@ -456,7 +456,8 @@ class CompareCommandTest {
                 "failover blackhole 0.5", "--scenario-command", command.toString(), "-o", out.toString());
         assertThat(run.status()).as(run.err()).isZero();
         assertThat(Files.readAllLines(said)).as("cleared before, failed once a series, cleared after").containsExactly(
-                "fail blackhole 0.500", "fail blackhole 0.500", "fail blackhole 0.500", "clear");
+                "fail blackhole 0.500", "fail blackhole 0.500", "fail blackhole 0.500", "fail blackhole 0.500",
+                "clear");
         assertThat(run.out()).contains("== network: failover: the first path blackholed (link up) for 0.5 s",
                 "fail.sh: nothing dropped");
         JsonNode json = new ObjectMapper().readTree(out.resolve("failover.json").toFile());
@@ -472,7 +473,7 @@ class CompareCommandTest {
             assertThat(failure.get("mbpsBefore").asDouble()).as("%s", each).isPositive();
             assertThat(each.get("goodput").get("mbps").size()).as("%s", each).isPositive();
         }
-        assertThat(series).containsExactly("TCP socket", "RDDP over MPA", "RDDP over SCTP");
+        assertThat(series).containsExactly("TCP socket", "RDDP over MPA", "SCTP socket", "RDDP over SCTP");
         assertThat(ImageIO.read(out.resolve("failover-blackhole-0.500.png").toFile()).getWidth())
                 .isEqualTo(Chart.WIDTH);
         assertThat(Files.readString(out.resolve("failover.html"))).contains("A transfer of 16 KiB messages while");

@@ -181,13 +181,17 @@ class FailoverTest {
     }
 
     @Test
-    void onlyTheTcpSocketAndRddpHaveATransfer() {
+    void onlyTheSocketsAndRddpHaveATransferAndOnlyThoseWithALoadAnIdleConnection() {
         assertThat(Failover.measures(Compare.Series.TCP_SOCKET_MPTCP)).isTrue();
         assertThat(Failover.measures(Compare.Series.RDDP_SCTP)).isTrue();
+        assertThat(Failover.measures(Compare.Series.SCTP_SOCKET)).isTrue();
         assertThat(Failover.measures(Compare.Series.MPA_FLOOR)).isFalse();
         assertThat(Failover.measures(Compare.Series.RDDP_MPA_6)).isFalse();
-        assertThatThrownBy(() -> new Compare.Task(Compare.Series.SCTP_SOCKET, Compare.FAILOVER, Failover.SIZE, 10))
+        assertThatThrownBy(() -> new Compare.Task(Compare.Series.MPA_FLOOR, Compare.FAILOVER, Failover.SIZE, 10))
                 .isInstanceOf(IllegalArgumentException.class);
+        Failover.Scenario idle = Failover.Scenario.parse("failover idle blackhole 2");
+        assertThat(Failover.measures(Compare.Series.SCTP_SOCKET, idle)).isFalse();
+        assertThat(Failover.measures(Compare.Series.RDDP_MPA_MPTCP, idle)).isTrue();
         Compare.Task task = new Compare.Task(Compare.Series.RDDP_MPA_MPTCP, Compare.FAILOVER, Failover.SIZE, 17);
         assertThat(Compare.Task.parse(task.encode())).isEqualTo(task);
     }

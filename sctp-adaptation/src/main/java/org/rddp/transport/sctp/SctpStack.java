@@ -77,9 +77,19 @@ public interface SctpStack extends AutoCloseable {
      * {@link #connect(Loop, InetSocketAddress, InetSocketAddress, int, int, java.time.Duration)} with
      * {@code parameters}.
      */
-    @SuppressWarnings("checkstyle:IllegalCatch") // whatever the stack throws must reach the waiting caller
     default SctpSocket connect(Loop loop, InetSocketAddress local, InetSocketAddress remote, int streams,
             int adaptation, ProtocolParameters parameters, java.time.Duration timeout) throws IOException {
+        return connect(loop, local, java.util.List.of(), remote, streams, adaptation, parameters, timeout);
+    }
+
+    /**
+     * {@link #connect(Loop, InetSocketAddress, InetSocketAddress, int, int, ProtocolParameters, java.time.Duration)}
+     * bound to the addresses of {@code moreLocal} too (multi-homing).
+     */
+    @SuppressWarnings("checkstyle:IllegalCatch") // whatever the stack throws must reach the waiting caller
+    default SctpSocket connect(Loop loop, InetSocketAddress local, java.util.List<java.net.InetAddress> moreLocal,
+            InetSocketAddress remote, int streams, int adaptation, ProtocolParameters parameters,
+            java.time.Duration timeout) throws IOException {
         if (loop.inLoop() && !loop.manual()) {
             throw new IllegalStateException("the SCTP handshake comes through " + loop + ", which cannot run it while "
                     + "its own thread waits for it: connect from another thread, or without waiting");
@@ -87,7 +97,7 @@ public interface SctpStack extends AutoCloseable {
         java.util.concurrent.CompletableFuture<SctpSocket> result = new java.util.concurrent.CompletableFuture<>();
         loop.execute(() -> {
             try {
-                Connecting connecting = connect(loop, local, remote, streams, adaptation, parameters,
+                Connecting connecting = connect(loop, local, moreLocal, remote, streams, adaptation, parameters,
                         (socket, failure) -> {
                     if (socket == null) {
                         result.completeExceptionally(failure);
