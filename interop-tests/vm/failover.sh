@@ -2,8 +2,9 @@
 # failover.sh [--scenarios LIST] [--out DIR] [--] [compare options...] — in the VM, whose kernel has SCTP (and
 # multi-homing) and MPTCP: compare's failover scenarios (faults/compare.sh --paths 2 --multihome) between two hosts
 # joined by two links, the first failing under a transfer: the TCP socket and RDDP over MPA, each over TCP and over
-# MPTCP, and RDDP over kernel SCTP bound to both links. LIST: ';'-separated, 'failover blackhole 6;failover
-# link-down 6;failover flap 3' by default. Results (failover.json, a chart per scenario, failover.html) go to DIR
+# MPTCP, and RDDP over kernel SCTP and the SCTP socket bound to both links ('failover idle ...': under an idle
+# connection's requests instead). LIST: ';'-separated, 'failover blackhole 6;failover link-down 6;failover flap 3'
+# by default. Results (failover.json, a chart per scenario, failover.html) go to DIR
 # (compare-results/vm-failover by default). Emulated VM: when each went on counts, not the MB/s. Needs the CLI built
 # (./rddp --help builds it) and setup.sh.
 set -euo pipefail
@@ -18,7 +19,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     --scenarios) scenarios=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,8s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,9s/^# \{0,1\}//p' "$0"; exit 0 ;;
     --) shift; args+=("$@"); break ;;
     *) args+=("$1"); shift ;;
   esac
