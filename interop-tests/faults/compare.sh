@@ -13,8 +13,9 @@
 #
 # With --paths 2 a second veth pair joins the hosts (10.78.0.0/24) and Multipath TCP's path manager has an endpoint on
 # each side of it (netns.sh up 2), for the failover scenarios ('failover blackhole 6', 'failover link-down 6',
-# 'failover flap 3'), which fail the first path during a transfer; give compare --mptcp to run MPTCP's series. With
-# --multihome too, RDDP over SCTP binds both addresses at both ends (kernel SCTP: in the VM).
+# 'failover flap 3'), which fail the first path during a transfer ('failover idle ...': under an idle connection's
+# requests); give compare --mptcp to run MPTCP's series. With --multihome too, RDDP over SCTP and the SCTP socket
+# bind both addresses at both ends (kernel SCTP: in the VM).
 #
 # RDDP, if set, is the rddp command to run (words split at spaces; e.g. java with the CLI's module path), instead of
 # ./rddp (which builds first). Needs root (namespaces, iptables). Options not listed go to the initiator's rddp compare (e.g. --sizes 1024,65536
