@@ -47,17 +47,8 @@ final class SctpStream {
         for (round = 0; socket.send(out, 0, 1, STREAM, DdpSctp.PPID_DDP_SEGMENT, false) <= 0;) {
             waiter.await(round++, "room to send the end");
         }
-        MemorySegment in = Arena.ofAuto().allocate(64);
-        SctpSocket.ReceivedMessage info = new SctpSocket.ReceivedMessage();
-        for (round = 0; ; ) { // the receiver shuts down once it has everything
-            int length = socket.receive(in, info);
-            if (length == SctpSocket.WOULD_BLOCK) {
-                waiter.await(round++, "the receiver's shutdown");
-            } else if (info.kind == SctpSocket.ReceivedMessage.ASSOCIATION_DOWN
-                    || info.kind == SctpSocket.ReceivedMessage.SHUTDOWN) {
-                return;
-            }
-        }
+        // the receiver shuts down once it has everything
+        Baselines.awaitPeerClose(socket, Arena.ofAuto().allocate(64), new SctpSocket.ReceivedMessage(), waiter);
     }
 
     /**

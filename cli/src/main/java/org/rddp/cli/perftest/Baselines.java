@@ -432,7 +432,7 @@ public final class Baselines {
      * may still be queued in a user-space stack (many packets, on a small path MTU), and only this end's loop, which
      * stops with it, would send it.
      */
-    private static void awaitPeerClose(SctpSocket socket, MemorySegment in, SctpSocket.ReceivedMessage info,
+    public static void awaitPeerClose(SctpSocket socket, MemorySegment in, SctpSocket.ReceivedMessage info,
             Waiter waiter) throws IOException {
         for (int round = 0; ; ) {
             int length = socket.receive(in, info);

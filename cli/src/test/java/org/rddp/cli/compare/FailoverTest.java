@@ -153,6 +153,17 @@ class FailoverTest {
     }
 
     @Test
+    void answersBeyondTheRoomMadeForThemAreCountedNotKept() {
+        Arrivals arrivals = new Arrivals(Duration.ofSeconds(1), 2);
+        for (int i = 0; i < 5; i++) {
+            arrivals.answered(1024, System.nanoTime());
+        }
+        Arrivals.Trace trace = arrivals.trace();
+        assertThat(trace.messages()).isEqualTo(5);
+        assertThat(trace.answers()).as("the first two kept, the arrays never grown").isEqualTo(2);
+    }
+
+    @Test
     void anIdleScenarioIsATransfersWithIdleBeforeTheFailure() {
         Failover.Scenario idle = Failover.Scenario.parse("failover idle flap 2 3 1");
         assertThat(idle.idle()).isTrue();
