@@ -45,8 +45,9 @@ rddp_ensure_packages() {
     || rddp_die "could not install ${missing[*]} with apt-get"
 }
 
-# Native libraries the stack loads at run time: usrsctp, reached through java.lang.foreign; and what the JDK's
-# headless AWT needs to draw rddp compare's charts (FreeType, fontconfig and a font).
-RDDP_PACKAGES=(libusrsctp2 libfreetype6 fontconfig fonts-dejavu-core)
+# Native libraries the stack loads at run time through java.lang.foreign: usrsctp, and lksctp-tools' libsctp for the
+# kernel's SCTP where the kernel has it; and what the JDK's headless AWT needs to draw rddp compare's charts
+# (FreeType, fontconfig and a font).
+RDDP_PACKAGES=(libusrsctp2 libsctp1 libfreetype6 fontconfig fonts-dejavu-core)
 # What the tests need besides: tshark, to check the Wireshark dissector against captures of our own traffic.
 RDDP_TEST_PACKAGES=(tshark iproute2 iptables ethtool)

@@ -43,6 +43,7 @@ public final class GuestMain {
         return LauncherDiscoveryRequestBuilder.request()
                 .selectors(Arrays.stream(classes).map(DiscoverySelectors::selectClass).toList())
                 .configurationParameter("junit.jupiter.execution.timeout.default", "600 s")
+                .configurationParameter("jqwik.database", "target/jqwik-database") // as the host's Surefire has it
                 .build();
     }
 

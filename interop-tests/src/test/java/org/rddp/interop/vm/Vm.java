@@ -20,6 +20,8 @@ final class Vm {
      * minute (a small in-process {@code rddp compare} on two vCPUs: 34-39 s with C2, 23 s without).
      */
     private static final String GUEST_JIT = "-XX:TieredStopAtLevel=1";
+    /** Where a guest JVM that crashes leaves its log: the build's folder, not the sources' (bin/check-tree.sh). */
+    private static final String ERROR_FILE = "-XX:ErrorFile=target/hs_err_pid%p.log";
 
     /** What a command in the VM printed, and its exit status (125: the VM gave none). */
     record Outcome(int status, String output) {
@@ -64,7 +66,7 @@ final class Vm {
      */
     static List<String> rddp() {
         return List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), GUEST_JIT,
-                "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow", "-cp",
+                ERROR_FILE, "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow", "-cp",
                 System.getProperty("java.class.path"), "org.rddp.cli.Main");
     }
 
@@ -89,7 +91,7 @@ final class Vm {
      */
     static List<String> junit(List<String> properties, String... classes) {
         List<String> line = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                GUEST_JIT, "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
+                GUEST_JIT, ERROR_FILE, "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
                 "-D" + GUEST_TIMEOUT));
         properties.forEach(property -> line.add("-D" + property));
         line.addAll(List.of("-cp", System.getProperty("java.class.path"), GuestMain.class.getName()));

@@ -29,8 +29,28 @@ public final class SctpStacks {
         };
     }
 
-    /** The kernel's SCTP where the kernel has it (and lksctp-tools' library is installed), else usrsctp over UDP. */
+    /**
+     * The kernel's SCTP where the kernel has it (and lksctp-tools' library is installed), else usrsctp over UDP. The
+     * first choice in a process is said on standard error, once, with why the other was not taken.
+     */
     public static SctpStack preferred() throws IOException {
-        return KernelSctpStack.unavailable() == null ? KernelSctpStack.open() : UsrsctpStack.udp();
+        String why = KernelSctpStack.unavailable();
+        tell(choice(why));
+        return why == null ? KernelSctpStack.open() : UsrsctpStack.udp();
+    }
+
+    /** What {@link #preferred} says of its choice, {@code why} the kernel's SCTP cannot be used (null: it can). */
+    static String choice(String why) {
+        return why == null ? "rddp: using the kernel's SCTP (it answers an SCTP socket)"
+                : "rddp: " + why + "; using usrsctp over UDP";
+    }
+
+    private static final java.util.concurrent.atomic.AtomicBoolean TOLD =
+            new java.util.concurrent.atomic.AtomicBoolean();
+
+    private static void tell(String choice) {
+        if (TOLD.compareAndSet(false, true)) {
+            System.err.println(choice);
+        }
     }
 }

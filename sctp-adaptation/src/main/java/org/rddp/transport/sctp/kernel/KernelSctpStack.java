@@ -48,7 +48,7 @@ public final class KernelSctpStack implements SctpStack {
     public static String unavailable() {
         String missing = Native.libraryMissing();
         if (missing != null) {
-            return missing;
+            return "kernel SCTP unavailable: " + missing;
         }
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment state = Posix.captureState(arena);
@@ -56,10 +56,9 @@ public final class KernelSctpStack implements SctpStack {
                     Posix.IPPROTO_SCTP);
             if (fd < 0) {
                 int errno = Posix.errno(state);
-                return "this kernel has no SCTP: socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP) failed with "
-                        + Posix.describe(errno) + (errno == EPROTONOSUPPORT
-                                ? "; load it (modprobe sctp, as root), or use usrsctp (UsrsctpStack, --sctp usrsctp)"
-                                : "");
+                return errno == EPROTONOSUPPORT ? "kernel SCTP unavailable: " + SctpModule.why()
+                        : "kernel SCTP unavailable: socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP) failed with "
+                                + Posix.describe(errno);
             }
             int ignored = (int) Posix.CLOSE.invokeExact(state, fd);
             return null;
