@@ -25,7 +25,7 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** The {@code rddp} command. Without a subcommand it runs the main job, with the options given. */
-@Command(name = "rddp", mixinStandardHelpOptions = true, version = "rddp 0.1.0",
+@Command(name = "rddp", mixinStandardHelpOptions = true, versionProvider = Version.Provider.class,
         description = "RDMA (RFC 5040/5041) over SCTP (RFC 5043) and TCP/MPA (RFC 5044), with RFC 6581 setup.",
         subcommands = {CompareCommand.class, PingCommand.class, InteropCommand.class, ExsCommand.Bandwidth.class,
                 ExsCommand.Latency.class, DemoCommand.class, org.rddp.cli.compare.TimelineChartCommand.class})

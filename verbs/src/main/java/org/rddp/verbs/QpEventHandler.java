@@ -5,8 +5,8 @@ import org.rddp.rdmap.TerminateHeader;
 
 /**
  * Receives a queue pair's asynchronous events ({@code ibv_get_async_event}) on its owner thread: be quick. An
- * exception it throws is counted ({@link Counter#CALLBACK_FAILURES}) and handed to that thread's uncaught-exception
- * handler; the queue pair carries on as if it had returned.
+ * exception it throws is counted ({@link org.rddp.llp.Counter#CALLBACK_FAILURES}) and handed to that thread's
+ * uncaught-exception handler; the queue pair carries on as if it had returned.
  */
 @FunctionalInterface
 public interface QpEventHandler {

@@ -971,8 +971,9 @@ public final class Compare {
 
     /**
      * What a result depends on, in one line, so that it is never read out of context: where the ends ran, the SCTP
-     * backend, the network's conditions (the scenario set for the run, or as it is), the machine, the Java, the
-     * commit (from the launcher's {@code rddp.commit}), the date, and how many runs each point is the median of.
+     * backend, the network's conditions (the scenario set for the run, or as it is), the machine, the Java, rddp's
+     * version and commit (from the launcher's {@code rddp.commit}), the date, and how many runs each point is the
+     * median of.
      */
     static String conditions(Results results) {
         String os = System.getProperty("os.name") + " " + System.getProperty("os.arch");
@@ -981,9 +982,9 @@ public final class Compare {
                         ? "as it is (no loss or delay added)" : results.scenario()) + tcpCongestionControl()
                 + ("kernel".equalsIgnoreCase(results.sctpStack()) ? socketBufferCaps() : "") + "; "
                 + Runtime.getRuntime().availableProcessors() + " processors, " + os + ", Java "
-                + Runtime.version().feature() + "; commit " + commit() + ", " + java.time.LocalDate.now(
-                        java.time.ZoneOffset.UTC) + "; " + (results.repeat() > 1 ? "median of " + results.repeat()
-                                + " runs, band: smallest to largest" : "one run");
+                + Runtime.version().feature() + "; rddp " + org.rddp.cli.Version.NUMBER + ", commit " + commit()
+                + ", " + java.time.LocalDate.now(java.time.ZoneOffset.UTC) + "; " + (results.repeat() > 1
+                        ? "median of " + results.repeat() + " runs, band: smallest to largest" : "one run");
     }
 
     /**
@@ -1060,6 +1061,7 @@ public final class Compare {
         Map<String, Object> document = new LinkedHashMap<>();
         document.put("tool", "rddp compare");
         document.put("conditions", conditions);
+        document.put("version", org.rddp.cli.Version.NUMBER);
         document.put("commit", commit());
         document.put("setup", first.setup());
         document.put("sctpStack", first.sctpStack());
