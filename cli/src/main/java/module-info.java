@@ -1,5 +1,5 @@
 /** The rddp command-line tool: perftest- and rping-style tools over either transport. */
-@SuppressWarnings("requires-automatic") // jfreechart and Netty name their modules in their manifests only
+@SuppressWarnings("requires-automatic") // XChart and Netty name their modules in their manifests only
 module org.rddp.cli {
     requires transitive org.rddp.verbs;
     requires org.rddp.transport.mpa;
@@ -10,8 +10,8 @@ module org.rddp.cli {
     requires jdk.sctp; // compare's baseline on a host with kernel SCTP: the JDK's SctpChannel
     requires info.picocli;
     requires com.fasterxml.jackson.databind;
-    requires org.jfree.jfreechart;
-    requires java.desktop; // the charts: jfreechart draws with AWT, and as an automatic module it requires nothing
+    requires org.knowm.xchart;
+    requires java.desktop; // the charts: XChart draws with AWT, and as an automatic module it requires nothing
     // compare's baseline on a host with kernel SCTP: Netty's SCTP transport, over the JDK's SctpChannel
     requires io.netty.transport.sctp;
     requires io.netty.transport;

@@ -3,9 +3,15 @@ package org.rddp.cli.compare;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Font;
+import java.awt.FontMetrics;
+import java.awt.Graphics2D;
+import java.awt.RenderingHints;
 import java.awt.Shape;
+import java.awt.geom.AffineTransform;
 import java.awt.geom.Ellipse2D;
+import java.awt.geom.Path2D;
 import java.awt.geom.Rectangle2D;
+import java.awt.image.BufferedImage;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.text.DecimalFormat;
@@ -13,27 +19,23 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.jfree.chart.ChartUtils;
-import org.jfree.chart.JFreeChart;
-import org.jfree.chart.axis.LogAxis;
-import org.jfree.chart.axis.NumberTickUnit;
-import org.jfree.chart.plot.XYPlot;
-import org.jfree.chart.renderer.xy.DeviationRenderer;
-import org.jfree.chart.title.LegendTitle;
-import org.jfree.chart.title.TextTitle;
-import org.jfree.chart.ui.RectangleEdge;
-import org.jfree.chart.util.ShapeUtils;
-import org.jfree.data.xy.YIntervalSeries;
-import org.jfree.data.xy.YIntervalSeriesCollection;
+import java.util.function.Function;
+import javax.imageio.ImageIO;
+import org.knowm.xchart.AnnotationLine;
+import org.knowm.xchart.AnnotationText;
+import org.knowm.xchart.XYChart;
+import org.knowm.xchart.XYSeries;
+import org.knowm.xchart.style.Styler;
+import org.knowm.xchart.style.markers.Marker;
 
 /**
- * {@code rddp compare}'s charts: a measure against message size, one line per series, both axes logarithmic with a
- * labelled tick at every power of two (or of four, sixteen, … when the range is wide), the spread of {@code --repeat}
- * runs drawn as a band from the smallest to the largest run, and the conditions in the subtitle. Each series keeps
- * one colour (Okabe and Ito's palette, which colour-blind readers tell apart; no yellow on white), one marker and one
- * dash in every chart: sockets and the RFC floor dashed, RDDP and EXS solid, an IPv6 twin its IPv4 series' colour
- * with a hollow marker and a dash-dot line, a Multipath TCP twin its TCP series' colour with a hollow marker and long
- * dashes.
+ * {@code rddp compare}'s charts, drawn with XChart: a measure against message size, one line per series, both axes
+ * logarithmic (base 2) with a labelled tick at powers of two, the spread of {@code --repeat} runs drawn as a band from
+ * the smallest to the largest run, and the conditions under the title. Each series keeps one colour (Okabe and Ito's
+ * palette, which colour-blind readers tell apart; no yellow on white), one marker and one dash in every chart:
+ * sockets and the RFC floor dashed, RDDP and EXS solid, an IPv6 twin its IPv4 series' colour with a hollow marker and
+ * a dash-dot line, a Multipath TCP twin its TCP series' colour with a hollow marker and long dashes. A logarithmic
+ * axis is drawn as a linear one over the logarithms, its ticks labelled with the values they stand for.
  */
 final class Chart {
     static final int WIDTH = 960;
@@ -45,13 +47,53 @@ final class Chart {
     private static final float[] DOTTED = {2.5f, 4f};
     private static final float[] DASH_DOT = {10f, 4f, 2.5f, 4f};
     private static final float[] LONG_DASH = {16f, 5f};
-    private static final float BAND_ALPHA = 0.18f;
+    private static final float[] WRITES = {2f, 3f};
+    private static final int BAND_ALPHA = 46; // of 255
+    private static final Color GRID = new Color(0xD0D0D0);
+    private static final Font TITLE = new Font(Font.SANS_SERIF, Font.BOLD, 18);
+    private static final Font CONDITIONS = new Font(Font.SANS_SERIF, Font.PLAIN, 11);
+    private static final Font TICKS = new Font(Font.SANS_SERIF, Font.PLAIN, 11);
 
     private Chart() {
     }
 
     /** How one series is drawn. */
     record Style(Color colour, Shape marker, float[] dash, boolean filled) {
+    }
+
+    /**
+     * A base-2 logarithmic axis: its title, the values it spans and the powers of two between labelled ticks. Drawn
+     * as a linear axis over log2 of the values.
+     */
+    record Axis(String label, double from, double to, int step) {
+        /** Where {@code value} lies on the drawn axis. */
+        double at(double value) {
+            return Math.log(value) / Math.log(2);
+        }
+
+        /**
+         * The label of a tick at {@code at} on the drawn axis: the value it stands for, a power of two at a whole
+         * {@code at}. Every tick is labelled, and no two alike: XChart draws an axis only when its labels differ, and
+         * spreads its ticks until they all do (forever, were two always alike).
+         */
+        String tick(double at) {
+            double value = Math.pow(2, at);
+            if (!(value >= 1e-3 && value < 1e15)) { // beyond the figures measured: told apart by the exponent
+                return "2^" + new DecimalFormat("0.###").format(at);
+            }
+            return Math.abs(at - Math.round(at)) < 1e-6 ? new DecimalFormat("#,##0.###").format(value)
+                    : new DecimalFormat("#,##0.###").format(new java.math.BigDecimal(value).round(
+                            new java.math.MathContext(3)));
+        }
+
+        /**
+         * Pixels between ticks on {@code pixels} of this axis: a tick every {@link #step} powers of two, or about six
+         * in all where the axis spans less than three powers (some between powers of two, then).
+         */
+        int spacing(int pixels) {
+            double powers = at(to) - at(from);
+            return (int) Math.max(40, 0.85 * pixels * (powers < 3 ? 1.0 / 6 : step / powers));
+        }
     }
 
     /** The style of {@code series}, the same in every chart. */
@@ -61,18 +103,14 @@ final class Chart {
         Style base = switch (measured) {
             case TCP_SOCKET -> new Style(Color.BLACK, new Rectangle2D.Double(-s, -s, 2 * s, 2 * s), DASHED, true);
             case RDDP_MPA -> new Style(new Color(0x0072B2), new Ellipse2D.Double(-s, -s, 2 * s, 2 * s), null, true);
-            case EXS_MPA -> new Style(new Color(0x56B4E9), ShapeUtils.createDownTriangle((float) s), null, true);
-            case MPA_FLOOR -> new Style(new Color(0x009E73), ShapeUtils.createUpTriangle((float) s), DOTTED, true);
-            case SCTP_SOCKET -> new Style(new Color(0xE69F00), ShapeUtils.createDiamond((float) (s + 1)), DASHED,
-                    true);
-            case JDK_SCTP_SOCKET -> new Style(new Color(0x999999), ShapeUtils.createDiagonalCross((float) s, 1.5f),
-                    DASHED, true);
+            case EXS_MPA -> new Style(new Color(0x56B4E9), triangle(s, false), null, true);
+            case MPA_FLOOR -> new Style(new Color(0x009E73), triangle(s, true), DOTTED, true);
+            case SCTP_SOCKET -> new Style(new Color(0xE69F00), diamond(s + 1), DASHED, true);
+            case JDK_SCTP_SOCKET -> new Style(new Color(0x999999), cross(s, 1.5, true), DASHED, true);
             case NETTY_SCTP_SOCKET -> new Style(new Color(0x555555), new Ellipse2D.Double(-s, -s, 2 * s, 2 * s),
                     DOTTED, false);
-            case RDDP_SCTP -> new Style(new Color(0xD55E00), ShapeUtils.createUpTriangle((float) (s + 1)), null,
-                    true);
-            case EXS_SCTP -> new Style(new Color(0xCC79A7), ShapeUtils.createRegularCross((float) s, 1.5f), null,
-                    true);
+            case RDDP_SCTP -> new Style(new Color(0xD55E00), triangle(s + 1, true), null, true);
+            case EXS_SCTP -> new Style(new Color(0xCC79A7), cross(s, 1.5, false), null, true);
             default -> throw new IllegalArgumentException(series.name());
         };
         return series.ipv6() ? new Style(base.colour(), base.marker(), DASH_DOT, false)
@@ -82,32 +120,40 @@ final class Chart {
     /** The chart of {@code kind}'s points as PNG octets. */
     static byte[] png(Compare.Results results, String kind, String title, String unit, String conditions)
             throws IOException {
-        System.setProperty("java.awt.headless", "true");
-        Map<String, YIntervalSeries> lines = new LinkedHashMap<>();
-        List<Compare.Series> order = new ArrayList<>();
+        Map<String, List<Compare.Point>> lines = new LinkedHashMap<>();
         double low = Double.MAX_VALUE;
         double high = 0;
         for (Compare.Point point : results.points()) {
-            if (!point.kind().equals(kind) || !(point.value() > 0)) {
-                continue;
+            if (point.kind().equals(kind) && point.value() > 0) {
+                lines.computeIfAbsent(point.series(), k -> new ArrayList<>()).add(point);
+                low = Math.min(low, point.min() > 0 ? point.min() : point.value());
+                high = Math.max(high, Math.max(point.max(), point.value()));
             }
-            YIntervalSeries line = lines.get(point.series());
-            if (line == null) {
-                line = new YIntervalSeries(point.series());
-                lines.put(point.series(), line);
-                order.add(Compare.Series.labelled(point.series()));
-            }
-            double min = point.min() > 0 ? point.min() : point.value();
-            double max = Math.max(point.max(), point.value());
-            line.add(point.bytes(), point.value(), min, max);
-            low = Math.min(low, min);
-            high = Math.max(high, max);
         }
-        YIntervalSeriesCollection data = new YIntervalSeriesCollection();
-        lines.values().forEach(data::addSeries);
-        LogAxis size = sizeAxis(results, kind);
-        LogAxis measure = axis(unit, lines.isEmpty() ? 1 : low, lines.isEmpty() ? 2 : high);
-        return draw(title, conditions, new XYPlot(data, size, measure, renderer(order)));
+        Axis size = sizeAxis(results, kind);
+        Axis measure = axis(unit, lines.isEmpty() ? 1 : low, lines.isEmpty() ? 2 : high);
+        XYChart chart = chart(size, measure);
+        lines.forEach((label, points) -> {
+            points.sort(java.util.Comparator.comparingInt(Compare.Point::bytes));
+            List<Double> x = new ArrayList<>();
+            List<Double> y = new ArrayList<>();
+            List<Double> band = new ArrayList<>();
+            List<Double> bandX = new ArrayList<>();
+            for (Compare.Point point : points) {
+                x.add(size.at(point.bytes()));
+                y.add(measure.at(point.value()));
+                bandX.add(size.at(point.bytes()));
+                band.add(measure.at(Math.max(point.max(), point.value())));
+            }
+            for (Compare.Point point : points.reversed()) {
+                bandX.add(size.at(point.bytes()));
+                band.add(measure.at(point.min() > 0 ? point.min() : point.value()));
+            }
+            Style style = style(Compare.Series.labelled(label));
+            band(chart, label, bandX, band, style.colour());
+            line(chart, label, x, y, style, style.dash(), style.filled());
+        });
+        return draw(title, conditions, chart);
     }
 
     /**
@@ -115,7 +161,7 @@ final class Chart {
      * measured up to {@code --latency-max}, does not share the bandwidth sweep's empty right half; the sweep's sizes
      * when nothing was measured.
      */
-    static LogAxis sizeAxis(Compare.Results results, String kind) {
+    static Axis sizeAxis(Compare.Results results, String kind) {
         java.util.IntSummaryStatistics measured = results.points().stream()
                 .filter(point -> point.kind().equals(kind) && point.value() > 0)
                 .mapToInt(Compare.Point::bytes).summaryStatistics();
@@ -132,49 +178,54 @@ final class Chart {
      * loss shows, gets the room. The slowest sample is left out (it has no place on that scale); the table has it.
      */
     static byte[] percentiles(Compare.Results results, String title, String conditions) throws IOException {
-        System.setProperty("java.awt.headless", "true");
-        YIntervalSeriesCollection data = new YIntervalSeriesCollection();
-        List<Compare.Series> order = new ArrayList<>();
         double low = Double.MAX_VALUE;
         double high = 0;
         double deepest = 10;
-        List<Integer> writes = new ArrayList<>();
         for (Compare.Point point : results.points()) {
-            if (!Compare.isLoad(point.kind()) || point.percentiles() == null) {
-                continue;
-            }
-            if (point.kind().equals(Compare.WRITE_LOAD)) {
-                writes.add(order.size());
-            }
-            YIntervalSeries line = new YIntervalSeries(Compare.loadLabel(point));
-            for (org.rddp.cli.perftest.PerfResult.Percentile at : point.percentiles()) {
-                if (at.percent() < 50 || at.percent() >= 100 || !(at.usec() > 0)) {
-                    continue;
-                }
-                double x = 100 / (100 - at.percent());
-                line.add(x, at.usec(), at.usec(), at.usec());
+            for (org.rddp.cli.perftest.PerfResult.Percentile at : percentiles(point)) {
                 low = Math.min(low, at.usec());
                 high = Math.max(high, at.usec());
-                deepest = Math.max(deepest, x);
+                deepest = Math.max(deepest, 100 / (100 - at.percent()));
             }
-            data.addSeries(line);
-            order.add(Compare.Series.labelled(point.series()));
         }
-        LogAxis percentile = new LogAxis("percentile (of round trips at most this long)");
-        percentile.setBase(10);
-        percentile.setRange(1.8, deepest * 1.2);
-        percentile.setTickUnit(new NumberTickUnit(1));
-        percentile.setMinorTickMarksVisible(false);
-        percentile.setNumberFormatOverride(new PercentileFormat());
-        percentile.setTickLabelFont(new Font(Font.SANS_SERIF, Font.PLAIN, 11));
-        LogAxis measure = axis("usec (round trip)", order.isEmpty() ? 1 : low, order.isEmpty() ? 2 : high);
-        DeviationRenderer renderer = renderer(order);
-        for (int index : writes) { // a series' Writes: its colour and marker, hollow, on a dotted line
-            renderer.setSeriesShapesFilled(index, false);
-            renderer.setSeriesStroke(index, new BasicStroke(LINE, BasicStroke.CAP_BUTT, BasicStroke.JOIN_ROUND, 10f,
-                    new float[] {2f, 3f}, 0f));
+        Axis measure = axis("usec (round trip)", high == 0 ? 1 : low, high == 0 ? 2 : high);
+        XYChart chart = chart("percentile (of round trips at most this long)", Math.log10(1.8),
+                Math.log10(deepest * 1.2), Chart::percentileTick, measure);
+        chart.getStyler().setXAxisTickMarkSpacingHint((int) (0.85 * WIDTH / Math.log10(deepest * 1.2 / 1.8))); // 9s
+        for (Compare.Point point : results.points()) {
+            List<org.rddp.cli.perftest.PerfResult.Percentile> at = percentiles(point);
+            if (at.isEmpty()) {
+                continue;
+            }
+            Style style = style(Compare.Series.labelled(point.series()));
+            boolean writes = point.kind().equals(Compare.WRITE_LOAD); // its colour and marker, hollow, dotted
+            line(chart, Compare.loadLabel(point), at.stream().map(p -> Math.log10(100 / (100 - p.percent())))
+                    .toList(), at.stream().map(p -> measure.at(p.usec())).toList(), style,
+                    writes ? WRITES : style.dash(), !writes && style.filled());
         }
-        return draw(title, conditions, new XYPlot(data, percentile, measure, renderer));
+        return draw(title, conditions, chart);
+    }
+
+    /** The percentiles of a load point {@link #percentiles(Compare.Results, String, String)} draws. */
+    private static List<org.rddp.cli.perftest.PerfResult.Percentile> percentiles(Compare.Point point) {
+        if (!Compare.isLoad(point.kind()) || point.percentiles() == null) {
+            return List.of();
+        }
+        return point.percentiles().stream().filter(at -> at.percent() >= 50 && at.percent() < 100 && at.usec() > 0)
+                .toList();
+    }
+
+    /**
+     * A tick at log10(1/(1 - p)) labelled p as a percentage: 1 is "90%", 3 "99.9%", 0.5 "68.4%"; no two alike (see
+     * {@link Axis#tick}).
+     */
+    static String percentileTick(double at) {
+        if (at < -12 || at > 12) {
+            return "1 - 10^" + new DecimalFormat("0.###").format(-at);
+        }
+        java.math.BigDecimal missed = new java.math.BigDecimal(100 / Math.pow(10, at)).round(
+                new java.math.MathContext(3));
+        return java.math.BigDecimal.valueOf(100).subtract(missed).stripTrailingZeros().toPlainString() + "%";
     }
 
     /**
@@ -197,46 +248,37 @@ final class Chart {
     static byte[] timeline(List<TimelineChartCommand.Run> runs, List<Compare.Series> styles,
             List<TimelineChartCommand.Mark> marks, String zero, String unit, String title, String conditions)
             throws IOException {
-        System.setProperty("java.awt.headless", "true");
         java.time.Instant start = runs.stream().map(run -> run.ends().getFirst())
                 .min(java.util.Comparator.naturalOrder()).orElseThrow().minusSeconds(1);
-        YIntervalSeriesCollection data = new YIntervalSeriesCollection();
-        List<Compare.Series> order = new ArrayList<>(styles);
-        for (TimelineChartCommand.Run run : runs) {
-            java.time.Instant origin = run.zero() != null ? run.zero() : start;
-            YIntervalSeries line = new YIntervalSeries(run.label());
-            for (int i = 0; i < run.ends().size(); i++) {
-                double at = java.time.Duration.between(origin, run.ends().get(i)).toNanos() / 1e9;
-                double mbps = run.mbps().get(i);
-                line.add(at, mbps, mbps, mbps);
-            }
-            data.addSeries(line);
-        }
-        org.jfree.chart.axis.NumberAxis time = new org.jfree.chart.axis.NumberAxis("seconds from " + zero);
-        org.jfree.chart.axis.NumberAxis measure = new org.jfree.chart.axis.NumberAxis(unit);
-        DeviationRenderer renderer = renderer(order);
+        XYChart chart = chart("seconds from " + zero, null, null, null, null);
+        chart.setYAxisTitle(unit);
+        double top = 0;
         float[][] dashes = {DASHED, DOTTED, DASH_DOT};
-        Shape[] markers = {new Rectangle2D.Double(-4, -4, 8, 8), ShapeUtils.createDiamond(5),
-            ShapeUtils.createDownTriangle(5)};
-        for (int i = 0, again = 0; i < order.size(); i++) {
-            if (order.subList(0, i).contains(order.get(i))) { // another run over the same: its colour, its own line
-                renderer.setSeriesStroke(i, new BasicStroke(LINE, BasicStroke.CAP_BUTT, BasicStroke.JOIN_ROUND, 10f,
-                        dashes[again % dashes.length], 0f));
-                renderer.setSeriesShape(i, markers[again++ % markers.length]);
+        Shape[] markers = {new Rectangle2D.Double(-4, -4, 8, 8), diamond(5), triangle(5, false)};
+        for (int i = 0, again = 0; i < runs.size(); i++) {
+            TimelineChartCommand.Run run = runs.get(i);
+            java.time.Instant origin = run.zero() != null ? run.zero() : start;
+            List<Double> x = new ArrayList<>();
+            for (java.time.Instant end : run.ends()) {
+                x.add(java.time.Duration.between(origin, end).toNanos() / 1e9);
             }
+            top = Math.max(top, run.mbps().stream().mapToDouble(Double::doubleValue).max().orElse(0));
+            Style style = style(styles.get(i));
+            if (styles.subList(0, i).contains(styles.get(i))) { // another run over the same: its colour, its own line
+                style = new Style(style.colour(), markers[again % markers.length], dashes[again++ % dashes.length],
+                        style.filled());
+            }
+            line(chart, run.label(), x, run.mbps(), style, style.dash(), style.filled());
         }
-        XYPlot plot = new XYPlot(data, time, measure, renderer);
+        chart.getStyler().setYAxisMin(0.0).setYAxisMax(top * 1.1 + 1e-9);
+        chart.getStyler().setAnnotationLineColor(new Color(0x606060)).setAnnotationLineStroke(stroke(1.5f, DASHED))
+                .setAnnotationTextFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12))
+                .setAnnotationTextFontColor(new Color(0x404040));
         for (TimelineChartCommand.Mark mark : marks) {
-            org.jfree.chart.plot.ValueMarker line = new org.jfree.chart.plot.ValueMarker(mark.seconds(),
-                    new Color(0x606060), new BasicStroke(1.5f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_ROUND, 10f,
-                            DASHED, 0f));
-            line.setLabel(mark.label());
-            line.setLabelFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
-            line.setLabelAnchor(org.jfree.chart.ui.RectangleAnchor.TOP_RIGHT);
-            line.setLabelTextAnchor(org.jfree.chart.ui.TextAnchor.TOP_LEFT);
-            plot.addDomainMarker(line);
+            chart.addAnnotation(new AnnotationLine(mark.seconds(), true, false));
+            chart.addAnnotation(new AnnotationText(mark.label(), mark.seconds(), top * 1.05, false));
         }
-        return draw(title, conditions, plot);
+        return draw(title, conditions, chart);
     }
 
     /**
@@ -246,123 +288,156 @@ final class Chart {
      */
     static byte[] acrossScenarios(List<Compare.Results> scenarios, String kind, int size, String title, String unit,
             String conditions) throws IOException {
-        System.setProperty("java.awt.headless", "true");
-        org.jfree.data.category.DefaultCategoryDataset data = new org.jfree.data.category.DefaultCategoryDataset();
-        List<Compare.Series> order = new ArrayList<>();
+        Map<String, List<double[]>> lines = new LinkedHashMap<>();
+        List<String> names = new ArrayList<>();
         double low = Double.MAX_VALUE;
         double high = 0;
         for (Compare.Results results : scenarios) {
-            String scenario = results.scenario() == null ? "as it is" : results.scenario();
+            String name = results.scenario() == null ? "as it is" : results.scenario();
+            names.add(names.contains(name) ? name + " (" + (names.size() + 1) + ")" : name); // labels all differ
             for (Compare.Point point : results.points()) {
                 double value = kind.equals(Compare.LOAD) ? point.p99() == null ? 0 : point.p99() : point.value();
-                if (!point.kind().equals(kind) || point.bytes() != size || !(value > 0)) {
-                    continue;
+                if (point.kind().equals(kind) && point.bytes() == size && value > 0) {
+                    lines.computeIfAbsent(point.series(), k -> new ArrayList<>()).add(new double[] {names.size() - 1,
+                            value});
+                    low = Math.min(low, value);
+                    high = Math.max(high, value);
                 }
-                Compare.Series series = Compare.Series.labelled(point.series());
-                if (!order.contains(series)) {
-                    order.add(series);
-                }
-                data.addValue(value, point.series(), scenario);
-                low = Math.min(low, value);
-                high = Math.max(high, value);
             }
         }
-        org.jfree.chart.renderer.category.LineAndShapeRenderer renderer =
-                new org.jfree.chart.renderer.category.LineAndShapeRenderer(true, true);
-        for (Compare.Series series : order) {
-            int i = data.getRowIndex(series.label);
-            Style style = style(series);
-            renderer.setSeriesPaint(i, style.colour());
-            renderer.setSeriesShape(i, style.marker());
-            renderer.setSeriesShapesFilled(i, style.filled());
-            renderer.setSeriesStroke(i, style.dash() == null ? new BasicStroke(LINE)
-                    : new BasicStroke(LINE, BasicStroke.CAP_BUTT, BasicStroke.JOIN_ROUND, 10f, style.dash(), 0f));
-        }
-        org.jfree.chart.plot.CategoryPlot plot = new org.jfree.chart.plot.CategoryPlot(data,
-                new org.jfree.chart.axis.CategoryAxis("network"), axis(unit, order.isEmpty() ? 1 : low,
-                        order.isEmpty() ? 2 : high), renderer);
-        plot.setBackgroundPaint(Color.WHITE);
-        plot.setRangeGridlinePaint(new Color(0xD0D0D0));
-        JFreeChart chart = new JFreeChart(title, JFreeChart.DEFAULT_TITLE_FONT, plot, true);
-        return png(chart, conditions);
+        Axis measure = axis(unit, lines.isEmpty() ? 1 : low, lines.isEmpty() ? 2 : high);
+        XYChart chart = chart("network", -0.5, names.size() - 0.5, at -> { // ticks where the scenarios are
+            long index = Math.round(at);
+            return Math.abs(at - index) > 1e-6 || index < 0 || index >= names.size() ? String.format(
+                    java.util.Locale.ROOT, "%.2f", at) : names.get((int) index);
+        }, measure);
+        chart.getStyler().setXAxisTickMarkSpacingHint((int) (0.85 * WIDTH / Math.max(1, names.size())));
+        lines.forEach((label, values) -> {
+            Style style = style(Compare.Series.labelled(label));
+            line(chart, label, values.stream().map(v -> v[0]).toList(), values.stream().map(v -> measure.at(v[1]))
+                    .toList(), style, style.dash(), style.filled());
+        });
+        return draw(title, conditions, chart);
     }
 
-    /** Labels a tick at 1/(1 - p) with p as a percentage: 10 is "90%", 1000 "99.9%". */
-    private static final class PercentileFormat extends java.text.NumberFormat {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        public StringBuffer format(double number, StringBuffer toAppendTo, java.text.FieldPosition pos) {
-            return toAppendTo.append(new DecimalFormat("0.####").format(100 - 100 / number)).append('%');
-        }
-
-        @Override
-        public StringBuffer format(long number, StringBuffer toAppendTo, java.text.FieldPosition pos) {
-            return format((double) number, toAppendTo, pos);
-        }
-
-        @Override
-        public Number parse(String source, java.text.ParsePosition parsePosition) {
-            throw new UnsupportedOperationException("labels only");
-        }
+    /** An XY chart over two base-2 logarithmic axes. */
+    private static XYChart chart(Axis x, Axis y) {
+        XYChart chart = chart(x.label(), x.at(x.from()), x.at(x.to()), x::tick, y);
+        chart.getStyler().setXAxisTickMarkSpacingHint(x.spacing(WIDTH));
+        return chart;
     }
 
-    /** A renderer drawing each of {@code order} in its {@link #style}, with its band. */
-    private static DeviationRenderer renderer(List<Compare.Series> order) {
-        DeviationRenderer renderer = new DeviationRenderer(true, true);
-        renderer.setAlpha(BAND_ALPHA);
-        for (int i = 0; i < order.size(); i++) {
-            Style style = style(order.get(i));
-            renderer.setSeriesPaint(i, style.colour());
-            renderer.setSeriesFillPaint(i, style.colour());
-            renderer.setSeriesShape(i, style.marker());
-            renderer.setSeriesShapesFilled(i, style.filled());
-            renderer.setSeriesStroke(i, style.dash() == null ? new BasicStroke(LINE)
-                    : new BasicStroke(LINE, BasicStroke.CAP_BUTT, BasicStroke.JOIN_ROUND, 10f, style.dash(), 0f));
+    /**
+     * An XY chart with an x axis from {@code from} to {@code to} (null: the data's) labelled by {@code ticks} (null:
+     * the values; every label different, as XChart needs: {@link Axis#tick}), and {@code y} as its y axis (null:
+     * linear, the data's).
+     */
+    private static XYChart chart(String xLabel, Double from, Double to, Function<Double, String> ticks, Axis y) {
+        XYChart chart = new XYChart(WIDTH, HEIGHT);
+        chart.setXAxisTitle(xLabel);
+        Styler styler = chart.getStyler();
+        styler.setChartTitleVisible(false).setChartBackgroundColor(Color.WHITE).setPlotBackgroundColor(Color.WHITE)
+                .setPlotBorderVisible(false).setLegendPosition(Styler.LegendPosition.OutsideS)
+                .setLegendLayout(Styler.LegendLayout.Horizontal).setLegendBorderColor(Color.WHITE)
+                .setLegendFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12)).setAntiAlias(true);
+        chart.getStyler().setPlotGridLinesColor(GRID).setAxisTickLabelsFont(TICKS).setXAxisMin(from).setXAxisMax(to)
+                .setLegendSeriesLineLength(36);
+        if (ticks != null) {
+            chart.setCustomXAxisTickLabelsFormatter(ticks);
         }
-        renderer.setUseFillPaint(true);
-        renderer.setDrawOutlines(true);
-        renderer.setUseOutlinePaint(false);
-        return renderer;
+        if (y != null) {
+            chart.setYAxisTitle(y.label());
+            chart.getStyler().setYAxisMin(y.at(y.from())).setYAxisMax(y.at(y.to()))
+                    .setYAxisTickMarkSpacingHint(y.spacing(HEIGHT * 2 / 3));
+            chart.setCustomYAxisTickLabelsFormatter(y::tick);
+        }
+        return chart;
     }
 
-    /** {@code plot} as a PNG of {@link #WIDTH} by {@link #HEIGHT}: white, titled, the conditions under the title. */
-    private static byte[] draw(String title, String conditions, XYPlot plot) throws IOException {
-        plot.setBackgroundPaint(Color.WHITE);
-        plot.setDomainGridlinePaint(new Color(0xD0D0D0));
-        plot.setRangeGridlinePaint(new Color(0xD0D0D0));
-        return png(new JFreeChart(title, JFreeChart.DEFAULT_TITLE_FONT, plot, true), conditions);
+    /** A line of {@code style}'s colour and marker, dashed by {@code dash} (null: solid), its marker filled or not. */
+    private static void line(XYChart chart, String label, List<Double> x, List<? extends Number> y, Style style,
+            float[] dash, boolean filled) {
+        if (x.isEmpty()) {
+            return;
+        }
+        XYSeries series = chart.addSeries(label, x, y);
+        series.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Line);
+        series.setLineColor(style.colour());
+        series.setLineStyle(stroke(LINE, dash));
+        series.setMarkerColor(style.colour());
+        series.setMarker(new ShapeMarker(style.marker(), filled));
     }
 
-    /** {@code chart} as a PNG of {@link #WIDTH} by {@link #HEIGHT}: white, the conditions under the title. */
-    private static byte[] png(JFreeChart chart, String conditions) throws IOException {
-        chart.setBackgroundPaint(Color.WHITE);
-        TextTitle subtitle = new TextTitle(conditions, new Font(Font.SANS_SERIF, Font.PLAIN, 11));
-        subtitle.setPaint(new Color(0x404040));
-        chart.addSubtitle(0, subtitle);
-        LegendTitle legend = chart.getLegend();
-        legend.setPosition(RectangleEdge.BOTTOM);
-        legend.setItemFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
+    /** The band around {@code label}'s line: the polygon from its largest runs back along its smallest, translucent. */
+    private static void band(XYChart chart, String label, List<Double> x, List<Double> y, Color colour) {
+        XYSeries series = chart.addSeries(label + " (smallest to largest run)", x, y);
+        series.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.PolygonArea);
+        series.setFillColor(new Color(colour.getRed(), colour.getGreen(), colour.getBlue(), BAND_ALPHA));
+        series.setLineColor(new Color(0, 0, 0, 0));
+        series.setMarker(new ShapeMarker(null, false));
+        series.setShowInLegend(false);
+    }
+
+    private static BasicStroke stroke(float width, float[] dash) {
+        return dash == null ? new BasicStroke(width)
+                : new BasicStroke(width, BasicStroke.CAP_BUTT, BasicStroke.JOIN_ROUND, 10f, dash, 0f);
+    }
+
+    /** {@code chart} as a PNG of {@link #WIDTH} by {@link #HEIGHT}: white, the title, the conditions under it. */
+    private static byte[] draw(String title, String conditions, XYChart chart) throws IOException {
+        System.setProperty("java.awt.headless", "true");
+        BufferedImage image = new BufferedImage(WIDTH, HEIGHT, BufferedImage.TYPE_INT_RGB);
+        Graphics2D g = image.createGraphics();
+        try {
+            g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
+            g.setRenderingHint(RenderingHints.KEY_TEXT_ANTIALIASING, RenderingHints.VALUE_TEXT_ANTIALIAS_ON);
+            g.setColor(Color.WHITE);
+            g.fillRect(0, 0, WIDTH, HEIGHT);
+            int y = 8;
+            y = text(g, title, TITLE, Color.BLACK, y);
+            y = text(g, conditions, CONDITIONS, new Color(0x404040), y + 2);
+            AffineTransform plain = g.getTransform();
+            g.translate(0, y + 4);
+            chart.paint(g, WIDTH, HEIGHT - y - 4);
+            g.setTransform(plain);
+        } finally {
+            g.dispose();
+        }
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ChartUtils.writeChartAsPNG(out, chart, WIDTH, HEIGHT);
+        ImageIO.write(image, "png", out);
         return out.toByteArray();
+    }
+
+    /** {@code text} centred from {@code top} down, wrapped at words to the image's width; where the next line goes. */
+    private static int text(Graphics2D g, String text, Font font, Color colour, int top) {
+        g.setFont(font);
+        g.setColor(colour);
+        FontMetrics metrics = g.getFontMetrics();
+        int y = top;
+        StringBuilder line = new StringBuilder();
+        for (String word : (text == null ? "" : text).split(" ")) {
+            if (!line.isEmpty() && metrics.stringWidth(line + " " + word) > WIDTH - 40) {
+                y = centre(g, metrics, line.toString(), y);
+                line.setLength(0);
+            }
+            line.append(line.isEmpty() ? "" : " ").append(word);
+        }
+        return line.isEmpty() ? y : centre(g, metrics, line.toString(), y);
+    }
+
+    private static int centre(Graphics2D g, FontMetrics metrics, String line, int top) {
+        g.drawString(line, (WIDTH - metrics.stringWidth(line)) / 2, top + metrics.getAscent());
+        return top + metrics.getHeight();
     }
 
     /**
      * A base-2 logarithmic axis from a little below {@code low} to a little above {@code high}, a labelled tick at
      * every power of two, or of 4, 16, … when that would be more than {@value #MOST_TICKS} ticks.
      */
-    static LogAxis axis(String label, double low, double high) {
-        LogAxis axis = new LogAxis(label);
-        axis.setBase(2);
+    static Axis axis(String label, double low, double high) {
         double from = low / 1.25;
         double to = high * 1.25;
-        axis.setRange(from, to);
-        axis.setTickUnit(new NumberTickUnit(tickStep(from, to)));
-        axis.setMinorTickMarksVisible(false);
-        axis.setNumberFormatOverride(new DecimalFormat("#,##0.###"));
-        axis.setTickLabelFont(new Font(Font.SANS_SERIF, Font.PLAIN, 11));
-        return axis;
+        return new Axis(label, from, to, tickStep(from, to));
     }
 
     /** Powers of two between ticks: 1, 2, 4, … so that {@code from..to} has at most {@value #MOST_TICKS} ticks. */
@@ -373,5 +448,60 @@ final class Chart {
             step *= 2;
         }
         return step;
+    }
+
+    /** An equilateral triangle of half-height {@code s}, pointing up or down. */
+    private static Shape triangle(double s, boolean up) {
+        double tip = up ? -s : s;
+        Path2D.Double path = new Path2D.Double();
+        path.moveTo(0, tip);
+        path.lineTo(s, -tip);
+        path.lineTo(-s, -tip);
+        path.closePath();
+        return path;
+    }
+
+    private static Shape diamond(double s) {
+        Path2D.Double path = new Path2D.Double();
+        path.moveTo(0, -s);
+        path.lineTo(s, 0);
+        path.lineTo(0, s);
+        path.lineTo(-s, 0);
+        path.closePath();
+        return path;
+    }
+
+    /** A cross of arms {@code s} long and {@code t} thick: upright (+) or diagonal (x). */
+    private static Shape cross(double s, double t, boolean diagonal) {
+        java.awt.geom.Area area = new java.awt.geom.Area(new Rectangle2D.Double(-s, -t, 2 * s, 2 * t));
+        area.add(new java.awt.geom.Area(new Rectangle2D.Double(-t, -s, 2 * t, 2 * s)));
+        return diagonal ? AffineTransform.getRotateInstance(Math.PI / 4).createTransformedShape(area) : area;
+    }
+
+    /** A marker that draws a shape of ours, filled or as its outline (XChart's own are filled only). */
+    private static final class ShapeMarker extends Marker {
+        private final Shape shape;
+        private final boolean filled;
+
+        ShapeMarker(Shape shape, boolean filled) {
+            this.shape = shape;
+            this.filled = filled;
+        }
+
+        @Override
+        public void paint(Graphics2D g, double x, double y, int markerSize) {
+            if (shape == null) {
+                return;
+            }
+            Shape placed = AffineTransform.getTranslateInstance(x, y).createTransformedShape(shape);
+            if (filled) {
+                g.fill(placed);
+            } else {
+                java.awt.Stroke before = g.getStroke();
+                g.setStroke(new BasicStroke(1.6f));
+                g.draw(placed);
+                g.setStroke(before);
+            }
+        }
     }
 }
