@@ -53,11 +53,9 @@ public final class ExsEchoServer {
         try {
             listening.close(null); // one client: take no more
             while (true) {
-                // Counted as it goes back: a client that closes as soon as it has its last echo may close before
-                // this side has handled its acknowledgement, and that send's event is then an error.
-                echoed++;
                 // send back what came; wait until the client took it before the buffer is filled again
                 peer.sendAsync(buffer, 0, (int) got.length()).get();
+                echoed++; // the client has it (its close comes after: the last echo is counted too)
                 got = peer.recvAsync(buffer, 0, 65_536).get();
             }
         } catch (ExecutionException | IllegalStateException e) {

@@ -71,6 +71,8 @@ public final class ExsQueue implements AutoCloseable {
     private final ExsConnection[] touched = new ExsConnection[batch.length];
     /** Sockets closing gracefully, each aborted by the thread moving the protocol once its deadline passed. */
     private final ArrayList<ExsSocket> closing = new ArrayList<>();
+    /** What waits for the completions queued before it ({@link #afterCompletions}). Under the lock. */
+    private final ArrayDeque<Runnable> afterCompletions = new ArrayDeque<>();
     private final Thread thread;
     private Thread progressing;
     private final int capacity;
@@ -358,10 +360,26 @@ public final class ExsQueue implements AutoCloseable {
                 }
                 handled += polled;
             }
+            for (Runnable after = afterCompletions.poll(); after != null; after = afterCompletions.poll()) {
+                after.run(); // a peer's close, now that what it sent before it has been handled
+                handled++;
+            }
         } finally {
             progressing = null;
         }
         return handled;
+    }
+
+    /**
+     * Runs {@code action} once the completions already in the completion queue have been handled, at the end of the
+     * next run of the protocol: a peer's close must not overtake the last messages it sent before it (an
+     * acknowledgement still in the queue would otherwise fail the send it completes). Under the lock.
+     */
+    void afterCompletions(Runnable action) {
+        afterCompletions.add(action);
+        if (progressing != Thread.currentThread()) {
+            cq.signal(); // whoever moves the protocol runs it soon; within a run, its end does
+        }
     }
 
     /** Aborts the closing sockets whose deadline passed; returns how many. Under the lock. */

@@ -583,15 +583,24 @@ public final class ExsSocket {
                 && state != State.CLOSING)) {
             return;
         }
-        if (event == QpEvent.DISCONNECTED && state == State.CLOSING) {
-            ended(null, new ExsException(this + ": closed before it finished"));
-        } else if (event == QpEvent.DISCONNECTED) {
-            ended(null, new ExsException(this + ": the peer closed the connection before it finished"));
+        if (event == QpEvent.DISCONNECTED) {
+            // what the peer sent before it closed is in the completion queue, handled first: its last
+            // acknowledgement completes a send rather than the close failing it
+            queue.afterCompletions(() -> disconnected(from));
         } else {
             ExsException why = new ExsException(this + ": the connection failed: " + event
                     + (detail == null ? "" : " (" + detail + ")"));
             ended(why, why);
         }
+    }
+
+    /** The connection ended gracefully, what came before the end handled. Under the lock. */
+    private void disconnected(QueuePair from) {
+        if (connection == null || from != connection.qp || (state != State.CONNECTED && state != State.CLOSING)) {
+            return; // ended meanwhile
+        }
+        ended(null, new ExsException(this + (state == State.CLOSING ? ": closed before it finished"
+                : ": the peer closed the connection before it finished")));
     }
 
     /** The connection failed here (a broken protocol, a failed work request): tears it down. Under the lock. */
